@@ -1,0 +1,35 @@
+"""Tafl rules, notation, records and AI: pure Python, no dependencies."""
+
+from engine.errors import AmbiguousMoveError, IllegalMoveError, NotationError
+from engine.game import Game, VariantRules
+from engine.halatafl import HalataflGame, HalataflRules
+from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
+from engine.tafl import TaflGame
+from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
+from engine.variants import DEFAULT_VARIANT, VARIANTS, resolve_rules
+
+__all__ = [
+    "DEFAULT_VARIANT",
+    "VARIANTS",
+    "AmbiguousMoveError",
+    "Escape",
+    "Game",
+    "HalataflGame",
+    "HalataflRules",
+    "IllegalMoveError",
+    "KingStrength",
+    "Move",
+    "NotationError",
+    "Outcome",
+    "Piece",
+    "Ply",
+    "Reason",
+    "Repetition",
+    "Rules",
+    "Side",
+    "Square",
+    "TaflGame",
+    "ThroneStop",
+    "resolve_rules",
+    "square_name",
+]

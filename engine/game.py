@@ -1,0 +1,258 @@
+"""The game interface every variant shares: play, undo, legal moves, outcome, positions.
+
+``Game("copenhagen")`` builds the right kind of game for the variant (a hnefatafl-family game
+or Halatafl); the kinds subclass ``Game`` and fill in the abstract hooks below.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections import Counter
+from collections.abc import Hashable, Iterable
+from typing import Any, ClassVar, Protocol
+
+from engine.errors import AmbiguousMoveError, IllegalMoveError
+from engine.notation import parse_move_text
+from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
+
+
+class VariantRules(Protocol):
+    """What every variant's rules record has, whatever its kind."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def summary(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def start(self) -> str: ...
+    @property
+    def first(self) -> Side: ...
+
+
+_GAME_KINDS: dict[type, type[Game]] = {}
+
+
+class Game(ABC):
+    """A game in progress. ``Game(variant)`` takes a preset id or an OpenTafl rules string."""
+
+    rules_type: ClassVar[type]
+    """The rules record class this kind of game plays; ``Game(...)`` dispatches on it."""
+
+    rules: Any
+    size: int
+    turn: Side
+    outcome: Outcome | None
+    history: list[Ply]
+    throne: Square | None
+    """The marked centre square, if any (Halatafl's centre too)."""
+    corners: frozenset[Square]
+    """The marked corner squares (Alea Evangelii: its 2x2 blocks)."""
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "rules_type" in cls.__dict__:
+            _GAME_KINDS[cls.rules_type] = cls
+
+    def __new__(cls, variant: Any = "copenhagen") -> Game:
+        if cls is Game:
+            cls = _GAME_KINDS[type(_resolve(variant))]
+        return super().__new__(cls)
+
+    def __init__(self, variant: Any = "copenhagen") -> None:
+        self.rules = _resolve(variant)
+        self.size = self.rules.size
+        self.history = []
+        self.outcome = None
+        self._undo_stack: list[tuple[Any, Outcome | None, Hashable]] = []
+        self._seen: Counter[Hashable] = Counter()
+        self._set_position(self.rules.start, self.rules.first)
+
+    @classmethod
+    def from_position(cls, variant: Any, position: str, turn: str | Side) -> Game:
+        """A game of ``variant`` starting from an OTN ``position`` with ``turn`` to move."""
+        game = cls(variant)
+        game._set_position(position, Side(turn))
+        return game
+
+    def _set_position(self, position: str, turn: Side) -> None:
+        self._setup(position, turn)
+        self.turn = turn
+        self.history.clear()
+        self._undo_stack.clear()
+        self._seen.clear()
+        self._seen[(self._key(), turn)] += 1
+        self.outcome = None
+
+    # -- playing -------------------------------------------------------------------------------
+
+    def play(self, text: str) -> Ply:
+        """Play a move given as text; raises NotationError, IllegalMoveError, AmbiguousMoveError."""
+        return self.push(self.parse_move(text))
+
+    def parse_move(self, text: str) -> Move:
+        """The legal move ``text`` names, checked against any capture suffix it gives."""
+        parsed = parse_move_text(text, self.size)
+        if self.outcome is not None:
+            raise IllegalMoveError("the game is over")
+        legal = self.legal_moves()
+        if len(parsed.path) == 1:
+            target = parsed.path[0]
+            candidates = [m for m in legal if m.target == target]
+            if not candidates:
+                name = square_name(target, self.size)
+                raise IllegalMoveError(f"none of the {self.turn}' pieces can move to {name}")
+            if len(candidates) > 1:
+                listed = ", ".join(sorted(str(m) for m in candidates))
+                raise AmbiguousMoveError(f"more than one piece can go there: {listed}")
+            move = candidates[0]
+        else:
+            move = Move(self.size, parsed.path)
+            if move not in legal:
+                raise IllegalMoveError(self._refusal(move))
+        if parsed.captures is not None:
+            real = self.captures_of(move)
+            if frozenset(real) != parsed.captures:
+                said = ", ".join(sorted(square_name(s, self.size) for s in parsed.captures))
+                names = ", ".join(square_name(s, self.size) for s in real) or "nothing"
+                raise IllegalMoveError(f"{move} captures {names}, not {said}")
+        return move
+
+    def push(self, move: Move) -> Ply:
+        """Play a move taken from ``legal_moves()`` (not checked again)."""
+        side = self.turn
+        state = self._snapshot()
+        captured = self._apply(move)
+        ply = Ply(move, side, tuple(square_name(s, self.size) for s in captured))
+        self.turn = side.opponent
+        key = (self._key(), self.turn)
+        self._undo_stack.append((state, self.outcome, key))
+        self._seen[key] += 1
+        self.history.append(ply)
+        self.outcome = self._ending(ply)
+        if self.outcome is None and self._seen[key] >= 3:
+            self.outcome = self._repetition_outcome(side)
+        return ply
+
+    def undo(self) -> Ply:
+        """Take back the last move; restores the exact position, turn and outcome."""
+        if not self.history:
+            raise IllegalMoveError("there is no move to take back")
+        state, outcome, key = self._undo_stack.pop()
+        self._seen[key] -= 1
+        ply = self.history.pop()
+        self._restore(state)
+        self.turn = ply.side
+        self.outcome = outcome
+        return ply
+
+    def captures_of(self, move: Move) -> tuple[Square, ...]:
+        """The squares whose men ``move`` would remove, without playing it."""
+        state = self._snapshot()
+        try:
+            return tuple(self._apply(move))
+        finally:
+            self._restore(state)
+
+    def resign(self, side: str | Side) -> Outcome:
+        """``side`` gives up; the other side wins."""
+        return self.end(Outcome(Side(side).opponent, Reason.RESIGNED))
+
+    def agree_draw(self) -> Outcome:
+        return self.end(Outcome(None, Reason.DRAW_AGREED))
+
+    def time_out(self, side: str | Side) -> Outcome:
+        """``side`` ran out of time and loses."""
+        return self.end(Outcome(Side(side).opponent, Reason.TIMEOUT))
+
+    def end(self, outcome: Outcome) -> Outcome:
+        if self.outcome is not None:
+            raise IllegalMoveError("the game is over")
+        self.outcome = outcome
+        return outcome
+
+    # -- reading the position ------------------------------------------------------------------
+
+    def position(self) -> str:
+        """The board as an OTN position string, rank 1 first: ``/3ttttt3/5t5/.../``."""
+        pieces = self.pieces()
+        ranks = []
+        for rank in range(self.size):
+            row, empty = "", 0
+            for file in range(self.size):
+                piece = pieces.get(rank * self.size + file)
+                if piece is None:
+                    empty += 1
+                    continue
+                row += (str(empty) if empty else "") + piece.value
+                empty = 0
+            ranks.append(row + (str(empty) if empty else ""))
+        return "/" + "/".join(ranks) + "/"
+
+    def piece_at(self, square: Square) -> Piece | None:
+        return self.pieces().get(square)
+
+    def square_name(self, square: Square) -> str:
+        return square_name(square, self.size)
+
+    @property
+    def variant(self) -> str:
+        """The preset id, or ``"custom"``."""
+        return str(self.rules.id)
+
+    # -- hooks for each kind of game -----------------------------------------------------------
+
+    @abstractmethod
+    def legal_moves(self) -> list[Move]:
+        """Every legal move of the side to move (empty once the game is over)."""
+
+    @abstractmethod
+    def pieces(self) -> dict[Square, Piece]:
+        """Every piece on the board by square."""
+
+    @property
+    @abstractmethod
+    def rules_string(self) -> str:
+        """A string that ``Game(...)`` accepts to rebuild these exact rules (stored with games)."""
+
+    @abstractmethod
+    def _setup(self, position: str, turn: Side) -> None:
+        """Load an OTN position; ValueError (with a reason) if it is not valid for these rules."""
+
+    @abstractmethod
+    def _apply(self, move: Move) -> Iterable[Square]:
+        """Make the move on the board (turn not yet switched); return the squares captured."""
+
+    @abstractmethod
+    def _snapshot(self) -> Any:
+        """Everything ``_apply`` changes, to hand back to ``_restore``."""
+
+    @abstractmethod
+    def _restore(self, state: Any) -> None: ...
+
+    @abstractmethod
+    def _key(self) -> Hashable:
+        """The board alone, for repetition (the base adds the side to move)."""
+
+    @abstractmethod
+    def _ending(self, ply: Ply) -> Outcome | None:
+        """The outcome the ply just played brings about, if any (turn already switched)."""
+
+    @abstractmethod
+    def _repetition_outcome(self, mover: Side) -> Outcome | None:
+        """What a third occurrence of the position reached by ``mover``'s move does."""
+
+    @abstractmethod
+    def _refusal(self, move: Move) -> str:
+        """Why ``move`` (not legal) is refused: "d3 blocks the way", "that is not your piece"..."""
+
+
+def _resolve(variant: Any) -> VariantRules:
+    from engine.variants import resolve_rules
+
+    return resolve_rules(variant)
+
+

@@ -1,0 +1,31 @@
+"""The variants by id, and turning a variant name or OpenTafl rules string into rules."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.game import VariantRules
+from engine.halatafl import HALATAFL, HalataflRules
+from engine.opentafl import rules_from_opentafl
+from engine.presets import PRESETS
+from engine.rules import Rules
+
+DEFAULT_VARIANT = "copenhagen"
+
+VARIANTS: dict[str, VariantRules] = {**PRESETS, HALATAFL.id: HALATAFL}
+"""Every preset by id, in the order of RULES.md section 2."""
+
+
+def resolve_rules(variant: Any) -> VariantRules:
+    """Rules for a preset id (any case), an OpenTafl rules string, or a rules record as it is."""
+    if isinstance(variant, Rules | HalataflRules):
+        return variant
+    if not isinstance(variant, str):
+        raise TypeError(f"a variant is a name or a rules string, not {type(variant).__name__}")
+    key = variant.strip().lower()
+    if key in VARIANTS:
+        return VARIANTS[key]
+    if ":" in key:
+        return rules_from_opentafl(variant)
+    choices = ", ".join(VARIANTS)
+    raise ValueError(f"unknown variant {variant.strip()!r}; choose one of: {choices}")
