@@ -1,0 +1,74 @@
+"""Why the game service refuses a call: each error carries a short message a player can act on.
+
+Engine errors (NotationError, IllegalMoveError, AmbiguousMoveError) pass through the service as
+they are; all of these and those are ValueError.
+"""
+
+from __future__ import annotations
+
+
+class ServiceError(ValueError):
+    """A refused request; ``str(error)`` is the player-facing message."""
+
+    default = "that can't be done"
+
+    def __init__(self, message: str | None = None) -> None:
+        super().__init__(message or self.default)
+
+    @property
+    def message(self) -> str:
+        return str(self.args[0])
+
+
+class NoGameHere(ServiceError):
+    default = "there is no game in this channel; start one with a challenge"
+
+
+class ChannelBusy(ServiceError):
+    default = (
+        "a game is already being played in this channel; "
+        "start a thread and play there (a thread can hold its own game)"
+    )
+
+
+class NotAPlayer(ServiceError):
+    default = "you are not playing in this game"
+
+
+class NotYourTurn(ServiceError):
+    default = "it is not your turn"
+
+
+class ChallengeNotFound(ServiceError):
+    default = "there is no such challenge"
+
+
+class ChallengeClosed(ServiceError):
+    """The challenge was already accepted, declined, cancelled, or has expired."""
+
+    default = "that challenge is closed"
+
+    @classmethod
+    def because(cls, status: str) -> ChallengeClosed:
+        """The error for a challenge whose status is ``status`` (``"expired"``...)."""
+        if status == "expired":
+            return cls("that challenge has expired")
+        return cls(f"that challenge has already been {status}")
+
+
+class NotForYou(ServiceError):
+    default = "that is not addressed to you"
+
+
+class OfferNotFound(ServiceError):
+    default = "there is no such offer"
+
+
+class OfferClosed(OfferNotFound):
+    """The offer was already answered, or went void when a move was played."""
+
+    default = "that offer is no longer open"
+
+
+class MoveConflict(ServiceError):
+    default = "another move was made at the same moment; nothing changed"

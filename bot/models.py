@@ -1,0 +1,243 @@
+"""What the game service hands to adapters: players, channels, challenges, games, offers, reports.
+
+Platform-neutral: ids are platform-qualified strings (``"discord:1234"``, ``"terminal"``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from enum import StrEnum
+
+import engine
+from engine import Ply, Reason, Side
+
+
+def utc_now() -> datetime:
+    """The current time, timezone-aware in UTC (the service's default clock)."""
+    return datetime.now(UTC)
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """Someone who plays: ``id`` is platform-qualified (``"discord:1234"``, ``"ai:tafl"``)."""
+
+    id: str
+    name: str
+
+    @property
+    def is_ai(self) -> bool:
+        return self.id.startswith("ai:")
+
+
+AI_PLAYER = Player("ai:tafl", "Tafl AI")
+
+
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """Where a game is played: ``id`` is platform-qualified (a thread is a channel too)."""
+
+    id: str
+    guild: str | None = None
+
+
+class ChallengeStatus(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    CANCELLED = "cancelled"
+    EXPIRED = "expired"
+
+
+RANDOM_SIDE = "random"
+"""The side a challenger asks for when either will do."""
+
+
+@dataclass(frozen=True, slots=True)
+class Challenge:
+    """An invitation to play in a channel; ``opponent`` None means anyone but the challenger.
+
+    ``side`` is the challenger's wish: a side of the variant or ``"random"``.
+    """
+
+    id: int
+    channel: Channel
+    challenger: Player
+    opponent: Player | None
+    variant: str
+    side: str
+    status: ChallengeStatus
+    created_at: datetime
+    expires_at: datetime
+    game_id: int | None
+
+
+class GameStatus(StrEnum):
+    ACTIVE = "active"
+    FINISHED = "finished"
+
+
+@dataclass(eq=False)
+class GameState:
+    """A stored game and the engine game rebuilt by replaying its moves."""
+
+    id: int
+    channel: Channel
+    variant: str
+    rules_string: str
+    players: dict[Side, Player]
+    status: GameStatus
+    version: int
+    """Bumped by every change to the game; a write on an older version is refused."""
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+    game: engine.Game
+    move_times: list[datetime] = field(default_factory=list)
+    """When each ply of ``game.history`` was played."""
+
+    def player_to_move(self) -> Player | None:
+        """Whose turn it is; None once the game is over."""
+        if self.status is GameStatus.FINISHED or self.game.outcome is not None:
+            return None
+        return self.players.get(self.game.turn)
+
+    def side_of(self, player: Player) -> Side | None:
+        """The side ``player`` plays (the side to move if they play both); None if not playing."""
+        sides = [side for side, p in self.players.items() if p.id == player.id]
+        if not sides:
+            return None
+        return self.game.turn if self.game.turn in sides else sides[0]
+
+    def opponent_of(self, player: Player) -> Player | None:
+        """The player of the other side; None if ``player`` is not in this game."""
+        side = self.side_of(player)
+        return None if side is None else self.players.get(side.opponent)
+
+
+class OfferKind(StrEnum):
+    DRAW = "draw"
+    UNDO = "undo"
+
+
+class OfferStatus(StrEnum):
+    OPEN = "open"
+    ACCEPTED = "accepted"
+    DECLINED = "declined"
+    VOID = "void"
+    """A move was played (or the game ended) before it was answered."""
+
+
+@dataclass(frozen=True, slots=True)
+class Offer:
+    """A draw offer or takeback request from ``by`` to ``to``, made after ``ply`` plies."""
+
+    id: int
+    game_id: int
+    kind: OfferKind
+    by: Player
+    to: Player
+    status: OfferStatus
+    ply: int
+    created_at: datetime
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """The story of a finished game, for the terminal, the bot's log and the Discord report."""
+
+    game_id: int
+    variant_name: str
+    players: dict[Side, Player]
+    winner: Player | None
+    winner_side: Side | None
+    reason: Reason
+    plies: list[Ply]
+    captures: dict[Side, int]
+    """Men captured BY each side."""
+    started_at: datetime
+    finished_at: datetime
+    duration: timedelta
+    record: str
+    """The OpenTafl game record."""
+
+    def text(self) -> str:
+        """A plain multi-line report: result, moves, captures, duration and the move list."""
+        lines = [f"{self.variant_name}, game #{self.game_id}"]
+        lines.append(", ".join(f"{side}: {p.name}" for side, p in self.players.items()))
+        if self.winner_side is None:
+            lines.append(f"Draw: {self.reason.description}.")
+        else:
+            name = self.winner.name if self.winner else "?"
+            lines.append(f"{name} ({self.winner_side}) won: {self.reason.description}.")
+        moves = (len(self.plies) + 1) // 2
+        lines.append(f"{_count(moves, 'move')} ({_count(len(self.plies), 'ply', 'plies')}).")
+        taken = ", ".join(f"{side} {n}" for side, n in self.captures.items())
+        lines.append(f"Captures: {taken}.")
+        lines.append(f"Duration: {format_duration(self.duration)}.")
+        if self.plies:
+            lines.append("")
+            lines.extend(numbered_moves(self.plies))
+        return "\n".join(lines)
+
+
+def numbered_moves(plies: list[Ply]) -> list[str]:
+    """``["1. d1-d4 e5-e2xe3", "2. ..."]``: one line per move, both sides' plies on it."""
+    notations = [ply.notation for ply in plies]
+    return [
+        f"{n}. {' '.join(notations[i : i + 2])}"
+        for n, i in enumerate(range(0, len(notations), 2), start=1)
+    ]
+
+
+def format_duration(duration: timedelta) -> str:
+    """``"1 h 02 min"``, ``"4 min 05 s"``, ``"12 s"``."""
+    seconds = max(0, int(duration.total_seconds()))
+    hours, rest = divmod(seconds, 3600)
+    minutes, seconds = divmod(rest, 60)
+    if hours:
+        return f"{hours} h {minutes:02d} min"
+    if minutes:
+        return f"{minutes} min {seconds:02d} s"
+    return f"{seconds} s"
+
+
+def _count(n: int, singular: str, plural: str | None = None) -> str:
+    return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveResult:
+    """A move that was played: the game after it, the ply, and the report if it ended the game."""
+
+    state: GameState
+    ply: Ply
+    report: Report | None
+
+
+def build_report(state: GameState) -> Report:
+    """The report of a finished game; ValueError if it is still being played."""
+    from engine.record import to_opentafl_record
+
+    game = state.game
+    outcome = game.outcome
+    if outcome is None or state.finished_at is None:
+        raise ValueError(f"game #{state.id} is still being played")
+    captures = dict.fromkeys(state.players, 0)
+    for ply in game.history:
+        captures[ply.side] = captures.get(ply.side, 0) + len(ply.captures)
+    winner_side = outcome.winner
+    return Report(
+        game_id=state.id,
+        variant_name=str(game.rules.name),
+        players=dict(state.players),
+        winner=None if winner_side is None else state.players.get(winner_side),
+        winner_side=winner_side,
+        reason=outcome.reason,
+        plies=list(game.history),
+        captures=captures,
+        started_at=state.created_at,
+        finished_at=state.finished_at,
+        duration=state.finished_at - state.created_at,
+        record=to_opentafl_record(game),
+    )
