@@ -1,0 +1,26 @@
+# The tafl Discord bot. Build: docker build -t tafl .
+# Run:   docker run -d --name tafl -e DISCORD_TOKEN=... -v tafl-data:/data tafl
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+COPY pyproject.toml README.md /src/
+COPY engine /src/engine
+COPY renderer /src/renderer
+COPY bot /src/bot
+RUN pip install /src \
+    && rm -rf /src \
+    && useradd --create-home --uid 10001 tafl \
+    && mkdir /data \
+    && chown tafl:tafl /data
+
+ENV TAFL_DB=/data/tafl.sqlite3 \
+    TAFL_LOG_LEVEL=INFO
+VOLUME ["/data"]
+WORKDIR /data
+USER tafl
+
+CMD ["tafl", "bot"]

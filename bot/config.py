@@ -1,0 +1,89 @@
+"""Settings from the environment and a ``.env`` file: the Discord token, the database, logging.
+
+The process environment wins over the ``.env`` file. The token is never shown: it is left out
+of ``repr`` and no message of this module contains it.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+TOKEN_VAR = "DISCORD_TOKEN"
+DB_VAR = "TAFL_DB"
+LOG_LEVEL_VAR = "TAFL_LOG_LEVEL"
+ENV_VARS = (TOKEN_VAR, DB_VAR, LOG_LEVEL_VAR)
+"""Every variable the project reads."""
+
+DEFAULT_DB = Path("tafl.sqlite3")
+DEFAULT_LOG_LEVEL = "INFO"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+
+TOKEN_HELP = (
+    f"no Discord token: set {TOKEN_VAR} in the environment or in a .env file "
+    "(create an application at https://discord.com/developers/applications, "
+    "then Bot > Reset Token)"
+)
+
+
+class ConfigError(ValueError):
+    """A setting has a value the project cannot use."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the bot and the terminal game are configured with."""
+
+    discord_token: str | None = field(default=None, repr=False)
+    db_path: Path = DEFAULT_DB
+    log_level: str = DEFAULT_LOG_LEVEL
+
+    @property
+    def log_level_number(self) -> int:
+        return logging.getLevelNamesMapping()[self.log_level]
+
+    @classmethod
+    def load(
+        cls, environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
+    ) -> Settings:
+        """Settings from ``environ`` (default: the process environment) over ``env_file``."""
+        values = read_env_file(env_file) if env_file is not None else {}
+        values.update(os.environ if environ is None else environ)
+        token = values.get(TOKEN_VAR, "").strip() or None
+        db = values.get(DB_VAR, "").strip()
+        level = values.get(LOG_LEVEL_VAR, "").strip().upper() or DEFAULT_LOG_LEVEL
+        if level not in LOG_LEVELS:
+            raise ConfigError(
+                f"{LOG_LEVEL_VAR}={level!r} is not a log level; use one of {', '.join(LOG_LEVELS)}"
+            )
+        return cls(discord_token=token, db_path=Path(db) if db else DEFAULT_DB, log_level=level)
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """``KEY=value`` lines of a ``.env`` file (``#`` comments, ``export``, quotes); {} if absent."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}
+    except OSError as error:
+        raise ConfigError(f"can't read {path}: {error.strerror}") from None
+    values: dict[str, str] = {}
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.strip()
+        if not line or line.startswith("#"):
+            continue
+        line = line.removeprefix("export ").lstrip()
+        key, equals, value = line.partition("=")
+        key = key.strip()
+        if not equals or not key.isidentifier():
+            raise ConfigError(f"{path}, line {number}: expected KEY=value")
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "\"'":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].rstrip()
+        values[key] = value
+    return values
