@@ -1,0 +1,206 @@
+"""The ``tafl`` command: play in the terminal, run the Discord bot, render and replay games."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import NoReturn
+
+from bot.config import TOKEN_HELP, ConfigError, Settings
+
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+
+
+class CommandError(Exception):
+    """Bad input for a command: one line for the user, and an exit status."""
+
+    def __init__(self, message: str, status: int = EXIT_ERROR) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors are one line, not usage text and a traceback."""
+
+    def error(self, message: str) -> NoReturn:
+        raise CommandError(f"{self.prog}: {message} (see `{self.prog} --help`)", EXIT_USAGE)
+
+
+def build_parser(settings: Settings) -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="tafl", description="Play tafl (Hnefatafl and its family) in a terminal or on Discord."
+    )
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    db_help = f"the SQLite database (default: {settings.db_path}, or $TAFL_DB)"
+
+    play = commands.add_parser(
+        "play",
+        help="a hot-seat game in the terminal, saved as it goes",
+        description=(
+            "A hot-seat game in the terminal: type moves like d1-d4, or help. Every move is saved;"
+            " `quit` (or Ctrl-D) stops, `tafl play --resume` goes on."
+        ),
+    )
+    play.add_argument(
+        "--variant",
+        metavar="ID",
+        default=None,
+        help="a variant id (see `tafl variants`) or an OpenTafl rules string",
+    )
+    play.add_argument("--resume", action="store_true", help="continue the unfinished game")
+    play.add_argument("--db", type=Path, default=settings.db_path, help=db_help)
+    play.add_argument(
+        "--png",
+        metavar="DIR",
+        type=Path,
+        help="also write the board as a PNG image into DIR after each move",
+    )
+    play.add_argument("--ai", metavar="SIDE", help="the side the computer plays, e.g. defenders")
+    play.add_argument("--ascii", action="store_true", help="draw the board with letters only")
+    play.set_defaults(run=run_play)
+
+    bot = commands.add_parser("bot", help="run the Discord bot (needs DISCORD_TOKEN)")
+    bot.add_argument("--db", type=Path, default=settings.db_path, help=db_help)
+    bot.add_argument("--sync", action="store_true", help="sync the slash commands at start-up")
+    bot.add_argument(
+        "--guild",
+        metavar="ID",
+        type=int,
+        help="with --sync: sync to this server only (instant), not globally",
+    )
+    bot.set_defaults(run=run_bot)
+
+    render = commands.add_parser("render", help="draw a position or a game record as a PNG")
+    render.add_argument(
+        "source",
+        metavar="POSITION_OR_RECORD",
+        help="an OTN position like /3ttttt3/.../ or a game record file",
+    )
+    render.add_argument(
+        "-o", "--output", type=Path, required=True, metavar="FILE", help="where to write the PNG"
+    )
+    render.add_argument(
+        "--variant",
+        metavar="ID",
+        default=None,
+        help="the variant of a position or CSV record (default: copenhagen)",
+    )
+    render.set_defaults(run=run_render)
+
+    replay = commands.add_parser(
+        "replay", help="check a game record move by move and print its report"
+    )
+    replay.add_argument(
+        "file",
+        metavar="FILE",
+        type=Path,
+        help="an OpenTafl record, or one line of the shared/data CSV format",
+    )
+    replay.add_argument(
+        "--variant",
+        metavar="ID",
+        default=None,
+        help="the variant of a CSV line (default: copenhagen)",
+    )
+    replay.set_defaults(run=run_replay)
+
+    variants = commands.add_parser("variants", help="list the variants")
+    variants.set_defaults(run=run_variants)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``tafl``; returns the exit status."""
+    try:
+        settings = Settings.load()
+        args = build_parser(settings).parse_args(argv)
+        status: int = args.run(args, settings)
+        return status
+    except CommandError as error:
+        return fail(str(error), error.status)
+    except (ConfigError, ValueError, OSError) as error:
+        return fail(str(error))
+    except KeyboardInterrupt:
+        return fail("interrupted", 130)
+
+
+def fail(message: str, status: int = EXIT_ERROR) -> int:
+    print(f"tafl: {message}", file=sys.stderr)
+    return status
+
+
+# -- the commands ---------------------------------------------------------------------------------
+
+
+def run_play(args: argparse.Namespace, settings: Settings) -> int:
+    from bot.terminal import ASCII, play_in_terminal
+    from engine import DEFAULT_VARIANT, resolve_rules
+
+    if args.resume and (args.variant or args.ai):
+        raise CommandError("--resume goes on with the saved game's variant and players", 2)
+    rules = resolve_rules(args.variant or DEFAULT_VARIANT)
+    sides = (rules.first, rules.first.opponent)
+    ai_side = None
+    if args.ai is not None:
+        ai_side = next((side for side in sides if side == args.ai.strip().lower()), None)
+        if ai_side is None:
+            raise CommandError(f"--ai takes the side the computer plays: {' or '.join(sides)}", 2)
+    if not args.db.parent.is_dir():
+        raise CommandError(f"can't keep the game in {args.db}: {args.db.parent} is not a folder")
+    resume_command = "tafl play --resume"
+    if args.db != settings.db_path:
+        resume_command += f" --db {args.db}"
+    report = asyncio.run(
+        play_in_terminal(
+            args.db,
+            sys.stdin,
+            sys.stdout,
+            variant=args.variant,
+            resume=args.resume,
+            ai_side=ai_side,
+            png_dir=args.png,
+            glyphs=ASCII if args.ascii else None,
+            resume_command=resume_command,
+        )
+    )
+    if report is not None:
+        print(f"Saved as game #{report.game_id} in {args.db}.")
+    return 0
+
+
+def run_bot(args: argparse.Namespace, settings: Settings) -> int:
+    if settings.discord_token is None:
+        raise CommandError(TOKEN_HELP, EXIT_USAGE)
+    if args.guild is not None and not args.sync:
+        raise CommandError("--guild goes with --sync: it says where to sync the commands", 2)
+    logging.basicConfig(
+        level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    from bot.discord import run
+
+    run(settings.discord_token, args.db, args.sync, args.guild)
+    return 0
+
+
+def run_render(args: argparse.Namespace, settings: Settings) -> int:
+    raise NotImplementedError
+
+
+def run_replay(args: argparse.Namespace, settings: Settings) -> int:
+    raise NotImplementedError
+
+
+def run_variants(args: argparse.Namespace, settings: Settings) -> int:
+    from engine import DEFAULT_VARIANT, VARIANTS
+
+    width = max(len(v) for v in VARIANTS)
+    for variant_id, rules in VARIANTS.items():
+        default = " (default)" if variant_id == DEFAULT_VARIANT else ""
+        size = f"{rules.size}x{rules.size}"
+        print(f"{variant_id:<{width}}  {size:>5}  {rules.name}{default}")
+    return 0
