@@ -25,15 +25,19 @@ def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return tmp_path
 
 
+TAFL = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())"]
+"""The console script's entry point, run from the source tree."""
+
+
 def run_tafl(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
+    *args: str, cwd: Path, stdin: str = "", command: list[str] = TAFL
 ) -> subprocess.CompletedProcess[str]:
-    """``tafl ARGS`` as a new process, as a user would run it."""
+    """``tafl ARGS`` as a new process fed ``stdin``, without the project's settings."""
     environ = {k: v for k, v in os.environ.items() if k not in config.ENV_VARS}
     environ["PYTHONPATH"] = str(ROOT)
-    environ.update(env or {})
     return subprocess.run(
-        [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(main())", *args],
+        [*command, *args],
+        input=stdin,
         cwd=cwd,
         env=environ,
         capture_output=True,
@@ -167,3 +171,9 @@ def test_the_console_script_runs_as_a_process(clean_environment: Path) -> None:
     assert (
         done.returncode == 2 and "DISCORD_TOKEN" in done.stderr and "Traceback" not in done.stderr
     )
+
+
+def test_python_dash_m_bot_runs_the_bot_command(clean_environment: Path) -> None:
+    done = run_tafl(cwd=clean_environment, command=[sys.executable, "-m", "bot"])
+    assert done.returncode == 2
+    assert done.stderr.startswith("tafl: no Discord token") and done.stdout == ""
