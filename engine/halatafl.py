@@ -1,23 +1,293 @@
-"""Halatafl (placeholder: being written)."""
+"""Halatafl (RULES.md section 3): 7x7, 22 against 22, pieces step forward and capture by jumping.
 
+The board is two bitboards (White's and Black's pieces); steps and jumps come from tables
+precomputed per board size.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
+from functools import cache
+from itertools import pairwise
+from typing import Any
 
 from engine.game import Game
-from engine.types import Side
+from engine.opentafl import parse_position
+from engine.types import Bitboard, Move, Outcome, Piece, Ply, Reason, Side, Square
+
+MIN_PIECES = 5
+"""A player left with fewer pieces than this loses."""
 
 
 @dataclass(frozen=True)
 class HalataflRules:
+    """Halatafl's rules record: the fields every variant has; the rules themselves are fixed."""
+
     id: str = "halatafl"
     name: str = "Halatafl"
-    summary: str = ""
+    summary: str = (
+        "7x7, 22 against 22: step one square forward, sideways or diagonally forward; "
+        "capture by jumping, in chains; fewer than five pieces loses"
+    )
     size: int = 7
-    start: str = ""
+    start: str = "/1WWWWW1/WWWWWWW/WWWWWWW/WWW1BBB/BBBBBBB/BBBBBBB/1BBBBB1/"
+    """OTN position, rank 1 first, with W and B; the corners and the centre are empty."""
     first: Side = Side.WHITE
+    source: str = "seed 000"
 
 
 HALATAFL = HalataflRules()
 
+_SIDES = (Side.WHITE, Side.BLACK)
+_PIECE_OF = {Side.WHITE: Piece.WHITE, Side.BLACK: Piece.BLACK}
 
-class HalataflGame(Game):  # type: ignore[misc]
+
+@dataclass(frozen=True)
+class _Geometry:
+    """Precomputed tables for one board size."""
+
+    size: int
+    corners: Bitboard
+    centre: Square
+    steps: dict[Side, tuple[tuple[Square, ...], ...]]
+    """Per side and square, the squares a step may go to (forward, sideways, diagonally forward)."""
+    jumps: tuple[tuple[tuple[Square, Square], ...], ...]
+    """Per square, the (jumped, landing) square pairs in all eight directions."""
+
+
+@cache
+def _geometry(size: int) -> _Geometry:
+    def on_board(file: int, rank: int) -> bool:
+        return 0 <= file < size and 0 <= rank < size
+
+    def directions(forward: int) -> list[tuple[int, int]]:
+        return [(-1, 0), (1, 0), (-1, forward), (0, forward), (1, forward)]
+
+    steps: dict[Side, tuple[tuple[Square, ...], ...]] = {}
+    for side, forward in ((Side.WHITE, 1), (Side.BLACK, -1)):
+        steps[side] = tuple(
+            tuple(
+                (sq // size + dr) * size + sq % size + df
+                for df, dr in directions(forward)
+                if on_board(sq % size + df, sq // size + dr)
+            )
+            for sq in range(size * size)
+        )
+    all_ways = [(df, dr) for df in (-1, 0, 1) for dr in (-1, 0, 1) if (df, dr) != (0, 0)]
+    jumps = tuple(
+        tuple(
+            (
+                (sq // size + dr) * size + sq % size + df,
+                (sq // size + 2 * dr) * size + sq % size + 2 * df,
+            )
+            for df, dr in all_ways
+            if on_board(sq % size + 2 * df, sq // size + 2 * dr)
+        )
+        for sq in range(size * size)
+    )
+    last = size - 1
+    corners = 0
+    for sq in (0, last, last * size, last * size + last):
+        corners |= 1 << sq
+    return _Geometry(size, corners, (size // 2) * size + size // 2, steps, jumps)
+
+
+class HalataflGame(Game):
+    """A game of Halatafl. Moves are paths: a step ``c3-d4`` or a jump chain ``e5-c3-a5``."""
+
     rules_type = HalataflRules
+    rules: HalataflRules
+
+    def __init__(self, variant: Any = "halatafl") -> None:
+        super().__init__(variant)
+
+    # -- the hooks of Game ---------------------------------------------------------------------
+
+    def _setup(self, position: str, turn: Side) -> None:
+        if not isinstance(self.rules, HalataflRules):
+            raise TypeError(f"HalataflGame plays Halatafl rules, not {self.rules.name}")
+        if turn not in _SIDES:
+            raise ValueError(f"the sides in Halatafl are white and black, not {turn}")
+        self._geo = _geometry(self.size)
+        self.throne = self._geo.centre
+        self.corners = frozenset(s for s in range(self.size**2) if self._geo.corners >> s & 1)
+        boards = {Side.WHITE: 0, Side.BLACK: 0}
+        for square, piece in parse_position(position, self.size, "WB").items():
+            boards[piece.side] |= 1 << square
+        for side, board in boards.items():
+            if board.bit_count() < MIN_PIECES:
+                raise ValueError(
+                    f"{side} has {board.bit_count()} pieces; with fewer than {MIN_PIECES} "
+                    "the game is already lost"
+                )
+        self._boards = boards
+
+    def _snapshot(self) -> tuple[Bitboard, Bitboard]:
+        return self._boards[Side.WHITE], self._boards[Side.BLACK]
+
+    def _restore(self, state: Any) -> None:
+        self._boards = {Side.WHITE: state[0], Side.BLACK: state[1]}
+
+    def _key(self) -> Hashable:
+        return self._snapshot()
+
+    def _apply(self, move: Move) -> list[Square]:
+        side = self.turn
+        enemy = side.opponent
+        path = move.path
+        captured = [(a + b) // 2 for a, b in pairwise(path) if not _adjacent(a, b, self.size)]
+        captured = [s for s in captured if self._boards[enemy] >> s & 1]
+        self._boards[side] ^= (1 << move.origin) | (1 << move.target)
+        for square in captured:
+            self._boards[enemy] ^= 1 << square
+        return captured
+
+    def _ending(self, ply: Ply) -> Outcome | None:
+        loser = self.turn
+        if self._boards[loser].bit_count() < MIN_PIECES:
+            return Outcome(ply.side, Reason.TOO_FEW_PIECES)
+        if not self._can_move(loser):
+            return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
+        return None
+
+    def _repetition_outcome(self, mover: Side) -> Outcome | None:
+        return Outcome(None, Reason.REPETITION)
+
+    def legal_moves(self) -> list[Move]:
+        if self.outcome is not None:
+            return []
+        side = self.turn
+        cornered = self._boards[side] & self._geo.corners
+        if cornered:
+            leaving = [
+                move
+                for origin in _squares(cornered)
+                for move in self._moves_from(origin, side)
+                if move.target != origin
+            ]
+            if leaving:
+                return leaving
+        return [
+            move
+            for origin in _squares(self._boards[side])
+            for move in self._moves_from(origin, side)
+        ]
+
+    def pieces(self) -> dict[Square, Piece]:
+        return {
+            square: _PIECE_OF[side] for side in _SIDES for square in _squares(self._boards[side])
+        }
+
+    @property
+    def rules_string(self) -> str:
+        return "halatafl"
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    def _moves_from(self, origin: Square, side: Side) -> Iterator[Move]:
+        """Every step and every jump chain prefix of the piece on ``origin``."""
+        geo = self._geo
+        occupied = (self._boards[Side.WHITE] | self._boards[Side.BLACK]) & ~(1 << origin)
+        enemy = self._boards[side.opponent]
+        for target in geo.steps[side][origin]:
+            if not (occupied | geo.corners) >> target & 1:
+                yield Move(self.size, (origin, target))
+
+        def chains(path: tuple[Square, ...], jumped: Bitboard) -> Iterator[Move]:
+            for over, land in geo.jumps[path[-1]]:
+                if (
+                    occupied >> over & 1
+                    and not jumped >> over & 1
+                    and not occupied >> land & 1
+                    and (enemy >> over & 1 or not geo.corners >> land & 1)
+                ):
+                    longer = (*path, land)
+                    yield Move(self.size, longer)
+                    yield from chains(longer, jumped | 1 << over)
+
+        yield from chains((origin,), 0)
+
+    def _can_move(self, side: Side) -> bool:
+        """Whether ``side`` has any legal move (a step or a first jump)."""
+        geo = self._geo
+        occupied = self._boards[Side.WHITE] | self._boards[Side.BLACK]
+        enemy = self._boards[side.opponent]
+        blocked_step = occupied | geo.corners
+        for origin in _squares(self._boards[side]):
+            if any(not blocked_step >> t & 1 for t in geo.steps[side][origin]):
+                return True
+            for over, land in geo.jumps[origin]:
+                if (
+                    occupied >> over & 1
+                    and not occupied >> land & 1
+                    and (enemy >> over & 1 or not geo.corners >> land & 1)
+                ):
+                    return True
+        return False
+
+    def _refusal(self, move: Move) -> str:
+        name = self.square_name
+        side = self.turn
+        origin = move.origin
+        owner = next((s for s in _SIDES if self._boards[s] >> origin & 1), None)
+        if owner is None:
+            return f"there is no piece on {name(origin)}"
+        if owner != side:
+            return f"the piece on {name(origin)} is {owner}'s; it is {side}'s turn"
+        cornered = self._boards[side] & self._geo.corners
+        if (
+            cornered
+            and not (cornered >> origin & 1)
+            and any(m.target != s for s in _squares(cornered) for m in self._moves_from(s, side))
+        ):
+            corner = name(next(_squares(cornered)))
+            return f"your piece on {corner} must leave the corner this turn"
+        occupied = (self._boards[Side.WHITE] | self._boards[Side.BLACK]) & ~(1 << origin)
+        enemy = self._boards[side.opponent]
+        corners = self._geo.corners
+        jumped = 0
+        for leg, (a, b) in enumerate(pairwise(move.path)):
+            if _adjacent(a, b, self.size):
+                if len(move.path) > 2:
+                    return "a step cannot be part of a jump chain: only jumps can be chained"
+                if b not in self._geo.steps[side][a]:
+                    return "pieces never step backward"
+                if occupied >> b & 1:
+                    return f"{name(b)} is not empty"
+                if corners >> b & 1:
+                    return "a step may not end on a corner"
+                continue
+            if not _jump_shaped(a, b, self.size):
+                what = "a jump" if leg else "a step (one square) or a jump (over one piece)"
+                return f"{name(a)} to {name(b)} is not {what}"
+            over = (a + b) // 2
+            if not occupied >> over & 1:
+                return f"there is no piece on {name(over)} to jump over"
+            if jumped >> over & 1:
+                return "you may not jump the same piece twice"
+            if occupied >> b & 1:
+                return f"{name(b)} is not empty"
+            if corners >> b & 1 and not enemy >> over & 1:
+                return "a piece may land on a corner only by jumping an enemy piece"
+            jumped |= 1 << over
+        if cornered >> origin & 1 and move.target == origin:
+            return f"the piece on {name(origin)} must leave the corner"
+        return f"{move} is not a legal move"
+
+
+def _squares(board: Bitboard) -> Iterator[Square]:
+    while board:
+        low = board & -board
+        yield low.bit_length() - 1
+        board ^= low
+
+
+def _adjacent(a: Square, b: Square, size: int) -> bool:
+    return max(abs(a % size - b % size), abs(a // size - b // size)) == 1
+
+
+def _jump_shaped(a: Square, b: Square, size: int) -> bool:
+    """Two squares apart in one of the eight directions."""
+    df, dr = abs(a % size - b % size), abs(a // size - b // size)
+    return (df, dr) in ((2, 0), (0, 2), (2, 2))
