@@ -1,0 +1,26 @@
+"""Board images for tafl games: PNG positions, GIF replays and captions.
+
+Knows Pillow and the engine's types, nothing of Discord.
+"""
+
+from renderer.caption import caption
+from renderer.geometry import Geometry
+from renderer.image import DEFAULT_WIDTH, board_geometry, render, render_image
+from renderer.replay import render_replay
+from renderer.scene import BoardView
+from renderer.theme import CONTRAST, THEMES, WOOD, Theme
+
+__all__ = [
+    "CONTRAST",
+    "DEFAULT_WIDTH",
+    "THEMES",
+    "WOOD",
+    "BoardView",
+    "Geometry",
+    "Theme",
+    "board_geometry",
+    "caption",
+    "render",
+    "render_image",
+    "render_replay",
+]
