@@ -1,0 +1,169 @@
+"""The bot: builds the game service in ``setup_hook``, registers the buttons, sweeps challenges."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+from datetime import datetime
+from typing import Any
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+from bot.discord.replies import report_error
+from bot.discord.views import DYNAMIC_ITEMS
+from bot.models import Challenge, utc_now
+from bot.service import GameService
+from bot.storage import Store
+
+log = logging.getLogger(__name__)
+
+SWEEP_INTERVAL = 60.0
+"""Seconds between two looks for expired challenges."""
+
+
+def bot_intents() -> discord.Intents:
+    """Default intents without the privileged ones: the bot reads no messages or members."""
+    intents = discord.Intents.default()
+    intents.members = False
+    intents.presences = False
+    intents.message_content = False
+    return intents
+
+
+class TaflCommandTree(app_commands.CommandTree[Any]):
+    """The slash command tree; its ``on_error`` is where every command's error is answered."""
+
+    async def on_error(
+        self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
+    ) -> None:
+        await report_error(interaction, error)
+
+
+class TaflBot(commands.Bot):
+    """A Discord bot that plays tafl through the game service, stored at ``db_path``."""
+
+    def __init__(
+        self,
+        db_path: str,
+        *,
+        sync: bool = False,
+        sync_guild: int | None = None,
+        clock: Callable[[], datetime] = utc_now,
+        sweep_interval: float = SWEEP_INTERVAL,
+        ai_time_limit: float | None = None,
+        **options: Any,
+    ) -> None:
+        options.setdefault("intents", bot_intents())
+        options.setdefault(
+            "allowed_mentions", discord.AllowedMentions(everyone=False, roles=False, users=True)
+        )
+        options.setdefault("tree_cls", TaflCommandTree)
+        super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
+        self.db_path = db_path
+        self.sync_commands = sync
+        self.sync_guild = sync_guild
+        self.clock = clock
+        self.sweep_interval = sweep_interval
+        self.ai_time_limit = ai_time_limit
+        self.challenge_messages: dict[int, tuple[int, int]] = {}
+        """Challenge id -> (channel id, message id) of the challenges posted since start-up."""
+        self._store: Store | None = None
+        self._service: GameService | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+
+    @property
+    def service(self) -> GameService:
+        if self._service is None:
+            raise RuntimeError("the game service starts in setup_hook; log the bot in first")
+        return self._service
+
+    @property
+    def buttons(self) -> Any:
+        """Who handles button clicks: the /tafl cog."""
+        return self.get_cog("TaflCog")
+
+    async def setup_hook(self) -> None:
+        from bot.discord.cog import TaflCog
+
+        self._store = await Store.open(self.db_path)
+        if self.ai_time_limit is None:
+            self._service = GameService(self._store, self.clock)
+        else:
+            self._service = GameService(self._store, self.clock, ai_time_limit=self.ai_time_limit)
+        await self.add_cog(TaflCog(self))
+        self.add_dynamic_items(*DYNAMIC_ITEMS)
+        if self.sync_commands:
+            await self.sync_app_commands(self.sync_guild)
+        self._sweeper = asyncio.create_task(self._sweep_forever(), name="tafl-challenge-sweep")
+
+    async def sync_app_commands(self, guild_id: int | None = None) -> list[app_commands.AppCommand]:
+        """Publish the slash commands, to one guild (at once) or globally (within the hour)."""
+        guild = None if guild_id is None else discord.Object(guild_id)
+        if guild is not None:
+            self.tree.copy_global_to(guild=guild)
+        synced = await self.tree.sync(guild=guild)
+        where = "globally" if guild is None else f"to guild {guild_id}"
+        log.info("synced %d commands %s", len(synced), where)
+        return synced
+
+    async def close(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        await super().close()
+        if self._store is not None:
+            await self._store.close()
+            self._store = None
+
+    # -- expired challenges -----------------------------------------------------------------------
+
+    def remember_challenge(self, challenge_id: int, channel_id: int, message_id: int) -> None:
+        """Where a challenge was posted, so the sweep can mark it when it expires."""
+        self.challenge_messages[challenge_id] = (channel_id, message_id)
+
+    async def _sweep_forever(self) -> None:
+        while True:
+            await asyncio.sleep(self.sweep_interval)
+            try:
+                await self.sweep_challenges()
+            except Exception:
+                log.exception("the sweep of expired challenges failed; trying again later")
+
+    async def sweep_challenges(self) -> list[Challenge]:
+        """Expire overdue challenges and mark the messages of those posted since start-up."""
+        from bot.discord.present import challenge_message
+
+        expired = await self.service.expire_challenges()
+        for challenge in expired:
+            where = self.challenge_messages.pop(challenge.id, None)
+            if where is None:
+                continue
+            channel_id, message_id = where
+            message = self.get_partial_messageable(channel_id).get_partial_message(message_id)
+            outgoing = challenge_message(challenge)
+            try:
+                await message.edit(embed=outgoing.embed, view=None)
+            except discord.HTTPException:
+                log.exception("could not mark challenge %s as expired", challenge.id)
+        return expired
+
+
+def create_bot(db_path: str, **options: Any) -> TaflBot:
+    """The bot, built but not started (see ``TaflBot`` for the options)."""
+    return TaflBot(db_path, **options)
+
+
+def run(token: str, db_path: str, *, sync: bool = False, guild: int | None = None) -> None:
+    """Log in with ``token`` and play until stopped; ``sync`` publishes the slash commands first
+    (to ``guild`` only when given)."""
+    bot = create_bot(db_path, sync=sync, sync_guild=guild)
+    configured = bool(logging.getLogger().handlers)
+    if configured:
+        bot.run(token, log_handler=None)
+    else:
+        bot.run(token)

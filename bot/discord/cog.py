@@ -1,0 +1,282 @@
+"""The /tafl commands and the buttons' clicks: parse, call the game service, present, reply."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import TYPE_CHECKING
+
+import discord
+from discord import app_commands
+from discord.ext import commands
+
+import engine
+from bot.discord import present
+from bot.discord.replies import Reply
+from bot.errors import ChallengeClosed, NoGameHere, OfferClosed, ServiceError
+from bot.models import (
+    AI_PLAYER,
+    RANDOM_SIDE,
+    GameState,
+    MoveResult,
+    Offer,
+    OfferKind,
+    OfferStatus,
+    Player,
+    Report,
+)
+
+if TYPE_CHECKING:
+    from bot.discord.client import TaflBot
+    from bot.service import GameService
+
+log = logging.getLogger(__name__)
+
+AUTOCOMPLETE_TIMEOUT = 2.0
+"""Seconds autocomplete waits for the service before offering nothing."""
+
+VARIANT_CHOICES = [
+    app_commands.Choice(name=f"{rules.name} ({rules.size}×{rules.size})", value=variant_id)
+    for variant_id, rules in engine.VARIANTS.items()
+]
+SIDE_CHOICES = [
+    app_commands.Choice(name=name, value=value)
+    for name, value in (
+        ("Attackers", engine.Side.ATTACKERS.value),
+        ("Defenders", engine.Side.DEFENDERS.value),
+        ("White (Halatafl)", engine.Side.WHITE.value),
+        ("Black (Halatafl)", engine.Side.BLACK.value),
+        ("Random", RANDOM_SIDE),
+    )
+]
+AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
+"""How the AI answers offers: it plays on rather than agree a draw, and allows takebacks."""
+
+
+class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl (hnefatafl)"):
+    """The /tafl command group."""
+
+    def __init__(self, bot: TaflBot) -> None:
+        self.bot = bot
+        super().__init__()
+
+    @property
+    def service(self) -> GameService:
+        return self.bot.service
+
+    def player(self, user: discord.abc.User) -> Player:
+        bot_user = self.bot.user
+        return present.player_of(user, None if bot_user is None else bot_user.id)
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    @app_commands.command(description="Challenge someone, anyone, or me (the AI) to a game")
+    @app_commands.describe(
+        opponent="Who you challenge (me to play the AI; nobody: anyone may accept)",
+        variant="Which tafl game (default Copenhagen)",
+        side="The side you want to play (default random)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES)
+    async def challenge(
+        self,
+        interaction: discord.Interaction,
+        opponent: discord.User | None = None,
+        variant: str = engine.DEFAULT_VARIANT,
+        side: str = RANDOM_SIDE,
+    ) -> None:
+        reply = Reply.of(interaction)
+        me = self.player(interaction.user)
+        channel = present.channel_of(interaction)
+        rival = None if opponent is None else self.player(opponent)
+        if opponent is not None and opponent.bot and rival != AI_PLAYER:
+            raise ServiceError(f"{opponent.display_name} is a bot; challenge me to play my AI")
+        try:
+            challenge = await self.service.challenge(channel, me, rival, variant, side)
+        except ServiceError:
+            raise
+        except ValueError as error:  # an unknown variant or side, in the service's words
+            raise ServiceError(str(error)) from error
+        if rival == AI_PLAYER:
+            state = await self.service.accept(challenge.id, AI_PLAYER)
+            await reply.send(await present.start_message(state))
+            await self.play_ai(reply, state)
+            return
+        message_id = await reply.send(present.challenge_message(challenge))
+        if message_id is not None and interaction.channel_id is not None:
+            self.bot.remember_challenge(challenge.id, interaction.channel_id, message_id)
+
+    @app_commands.command(description="Play a move, e.g. d1-d4 (or just the target square)")
+    @app_commands.describe(move="From-to squares like d1-d4; pick from the suggestions")
+    async def move(self, interaction: discord.Interaction, move: str) -> None:
+        reply = Reply.of(interaction)
+        player = self.player(interaction.user)
+        result = await self.service.move(present.channel_of(interaction), player, move)
+        await self.announce_move(reply, result)
+
+    @move.autocomplete("move")
+    async def move_suggestions(
+        self, interaction: discord.Interaction, current: str
+    ) -> list[app_commands.Choice[str]]:
+        player = self.player(interaction.user)
+        channel = present.channel_of(interaction)
+        try:
+            moves = await asyncio.wait_for(
+                self.service.legal_moves(channel, player, current), AUTOCOMPLETE_TIMEOUT
+            )
+        except TimeoutError:
+            log.warning("move suggestions for %s took too long; offered none", channel.id)
+            return []
+        return [app_commands.Choice(name=m, value=m) for m in moves[:25]]
+
+    @app_commands.command(description="Show the board of this channel's game")
+    async def board(self, interaction: discord.Interaction) -> None:
+        reply = Reply.of(interaction)
+        state = await self.current_game(interaction)
+        last = state.game.history[-1] if state.game.history else None
+        title = f"After {last.notation}" if last is not None else "Start position"
+        await reply.send(await present.board_message(state, title))
+        await self.play_ai(reply, state)
+
+    @app_commands.command(description="Give up this channel's game")
+    async def resign(self, interaction: discord.Interaction) -> None:
+        reply = Reply.of(interaction)
+        channel = present.channel_of(interaction)
+        report = await self.service.resign(channel, self.player(interaction.user))
+        await self.announce_end(reply, report)
+
+    @app_commands.command(description="Offer your opponent a draw")
+    async def draw(self, interaction: discord.Interaction) -> None:
+        await self.make_offer(interaction, OfferKind.DRAW)
+
+    @app_commands.command(description="Ask your opponent to let you take back your last move")
+    async def undo(self, interaction: discord.Interaction) -> None:
+        await self.make_offer(interaction, OfferKind.UNDO)
+
+    @app_commands.command(description="The moves of this channel's game and its OpenTafl record")
+    async def history(self, interaction: discord.Interaction) -> None:
+        reply = Reply.of(interaction)
+        await reply.send(present.history_message(await self.current_game(interaction)))
+
+    @app_commands.command(description="The rules of a variant and its start position")
+    @app_commands.describe(variant="Which tafl game (default Copenhagen)")
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def rules(
+        self, interaction: discord.Interaction, variant: str = engine.DEFAULT_VARIANT
+    ) -> None:
+        reply = Reply.of(interaction)
+        if variant not in engine.VARIANTS:
+            raise ServiceError(f"unknown variant {variant!r}; see /tafl variants")
+        await reply.send(await present.rules_message(variant))
+
+    @app_commands.command(description="The tafl games I can play")
+    async def variants(self, interaction: discord.Interaction) -> None:
+        await Reply.of(interaction).send(present.variants_message())
+
+    # -- buttons ----------------------------------------------------------------------------------
+
+    async def on_challenge_button(
+        self, interaction: discord.Interaction, action: str, challenge_id: int
+    ) -> None:
+        """Accept, decline or cancel a challenge; a closed one shows how it closed."""
+        reply = Reply.of(interaction)
+        player = self.player(interaction.user)
+        try:
+            state = await self.answer_challenge(action, challenge_id, player)
+        except ChallengeClosed:
+            await self.show_challenge(reply, challenge_id)
+            raise
+        self.bot.challenge_messages.pop(challenge_id, None)
+        await self.show_challenge(reply, challenge_id)
+        if state is not None:
+            await reply.send(await present.start_message(state))
+            await self.play_ai(reply, state)
+
+    async def answer_challenge(
+        self, action: str, challenge_id: int, player: Player
+    ) -> GameState | None:
+        """The new game when ``action`` is accept; None after a decline or cancel."""
+        if action == "accept":
+            return await self.service.accept(challenge_id, player)
+        if action == "decline":
+            await self.service.decline(challenge_id, player)
+        else:
+            await self.service.cancel(challenge_id, player)
+        return None
+
+    async def show_challenge(self, reply: Reply, challenge_id: int) -> None:
+        """Replace the challenge message by the challenge as it now stands."""
+        challenge = await self.service.get_challenge(challenge_id)
+        await reply.update(present.challenge_message(challenge))
+
+    async def on_offer_button(
+        self, interaction: discord.Interaction, action: str, offer_id: int
+    ) -> None:
+        """Accept or decline a draw offer or a takeback request."""
+        reply = Reply.of(interaction)
+        player = self.player(interaction.user)
+        try:
+            offer, state, report = await self.service.answer_offer(
+                offer_id, player, accept=action == "accept"
+            )
+        except OfferClosed:
+            await reply.update(present.offer_message(await self.service.get_offer(offer_id)))
+            raise
+        await reply.update(present.offer_message(offer))
+        await self.after_offer(reply, offer, state, report)
+
+    # -- shared steps -----------------------------------------------------------------------------
+
+    async def current_game(self, interaction: discord.Interaction) -> GameState:
+        state = await self.service.current_game(present.channel_of(interaction))
+        if state is None:
+            raise NoGameHere()
+        return state
+
+    async def make_offer(self, interaction: discord.Interaction, kind: OfferKind) -> None:
+        """Post a draw offer or takeback request; the AI answers its own at once."""
+        reply = Reply.of(interaction)
+        channel = present.channel_of(interaction)
+        offer = await self.service.offer(channel, self.player(interaction.user), kind)
+        if not offer.to.is_ai:
+            await reply.send(present.offer_message(offer))
+            return
+        offer, state, report = await self.service.answer_offer(
+            offer.id, offer.to, accept=AI_ACCEPTS[kind]
+        )
+        await reply.send(present.offer_message(offer))
+        await self.after_offer(reply, offer, state, report)
+
+    async def after_offer(
+        self, reply: Reply, offer: Offer, state: GameState, report: Report | None
+    ) -> None:
+        """The report after an agreed draw; the board after an allowed takeback."""
+        if report is not None:
+            await self.announce_end(reply, report, state)
+        elif offer.kind is OfferKind.UNDO and offer.status is OfferStatus.ACCEPTED:
+            await reply.send(await present.board_message(state, "Move taken back"))
+
+    async def announce_move(self, reply: Reply, result: MoveResult) -> None:
+        """The board after a move; then the end of the game, or the AI's answer."""
+        await reply.send(await present.move_message(result))
+        if result.report is not None:
+            await self.announce_end(reply, result.report, result.state)
+        else:
+            await self.play_ai(reply, result.state)
+
+    async def play_ai(self, reply: Reply, state: GameState) -> None:
+        """Let the AI move while it is its turn (it thinks in a worker thread)."""
+        while state.player_to_move() == AI_PLAYER:
+            result = await self.service.ai_move(state.channel)
+            await reply.send(await present.move_message(result))
+            if result.report is not None:
+                await self.announce_end(reply, result.report, result.state)
+            state = result.state
+
+    async def announce_end(
+        self, reply: Reply, report: Report, state: GameState | None = None
+    ) -> None:
+        """Log the game's report and post it with the final board, record and replay."""
+        log.info("game #%d ended\n%s", report.game_id, report.text())
+        if state is None:
+            state = await self.service.get_game(report.game_id)
+        await reply.send(await present.report_message(report, state))

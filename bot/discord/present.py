@@ -1,0 +1,240 @@
+"""How games look in Discord: players and channels as Discord sees them, embeds and images.
+
+Rendering runs in a worker thread so the event loop never waits for Pillow.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import discord
+
+import engine
+from bot.discord.replies import Outgoing
+from bot.discord.views import challenge_view, offer_view
+from bot.models import (
+    AI_PLAYER,
+    RANDOM_SIDE,
+    Challenge,
+    ChallengeStatus,
+    Channel,
+    GameState,
+    MoveResult,
+    Offer,
+    OfferKind,
+    OfferStatus,
+    Player,
+    Report,
+    format_duration,
+    numbered_moves,
+)
+from engine import Side
+from renderer import BoardView, caption, render, render_replay
+
+PREFIX = "discord:"
+BOARD_FILE = "board.png"
+REPLAY_FILE = "replay.gif"
+COLOUR = discord.Colour(0x8B5A2B)
+DESCRIPTION_LIMIT = 4096
+
+
+# -- who and where -------------------------------------------------------------------------------
+
+
+def player_of(user: discord.abc.User, bot_user_id: int | None) -> Player:
+    """The service's player for a Discord user; the bot itself is the AI."""
+    if bot_user_id is not None and user.id == bot_user_id:
+        return AI_PLAYER
+    return Player(f"{PREFIX}{user.id}", user.display_name)
+
+
+def channel_of(interaction: discord.Interaction) -> Channel:
+    """The service's channel for where an interaction happened (a thread is its own channel)."""
+    guild = None if interaction.guild_id is None else f"{PREFIX}{interaction.guild_id}"
+    return Channel(f"{PREFIX}{interaction.channel_id}", guild)
+
+
+def discord_id(qualified: str) -> int | None:
+    """The snowflake of ``"discord:1234"``; None for ids of other platforms."""
+    return int(qualified[len(PREFIX) :]) if qualified.startswith(PREFIX) else None
+
+
+def mention(player: Player) -> str:
+    """A ping for a Discord player, the bold name for anyone else (the AI)."""
+    snowflake = discord_id(player.id)
+    return f"<@{snowflake}>" if snowflake is not None else f"**{player.name}**"
+
+
+def side_name(side: Side | str) -> str:
+    return str(side).capitalize()
+
+
+def _playing(state: GameState, side: Side) -> str:
+    return f"{state.players[side].name} ({side})"
+
+
+# -- images --------------------------------------------------------------------------------------
+
+
+async def board_png(game: engine.Game) -> bytes:
+    """The board as a PNG, drawn off the event loop from a snapshot taken on it."""
+    return await asyncio.to_thread(render, BoardView.from_game(game))
+
+
+async def replay_gif(game: engine.Game) -> bytes:
+    """Every position of the game as an animated GIF, drawn off the event loop."""
+    return await asyncio.to_thread(render_replay, game)
+
+
+def _embed(title: str, description: str = "") -> discord.Embed:
+    return discord.Embed(title=title, description=description[:DESCRIPTION_LIMIT], colour=COLOUR)
+
+
+def _with_board(embed: discord.Embed) -> discord.Embed:
+    return embed.set_image(url=f"attachment://{BOARD_FILE}")
+
+
+def _footer(embed: discord.Embed, state: GameState) -> discord.Embed:
+    return embed.set_footer(text=f"Game #{state.id} · {state.game.rules.name}")
+
+
+# -- games ---------------------------------------------------------------------------------------
+
+
+async def board_message(state: GameState, title: str) -> Outgoing:
+    """The board, a title and a caption (last move, captures, turn); pings the player to move."""
+    to_move = state.player_to_move()
+    content = None
+    if to_move is not None:
+        content = f"{mention(to_move)}, your move ({state.game.turn})."
+    embed = _footer(_with_board(_embed(title, caption(state.game))), state)
+    png = await board_png(state.game)
+    return Outgoing(content=content, embed=embed, files=((BOARD_FILE, png),))
+
+
+async def start_message(state: GameState) -> Outgoing:
+    """The first board of a new game."""
+    sides = " vs ".join(_playing(state, side) for side in state.players)
+    return await board_message(state, f"{state.game.rules.name}: {sides}")
+
+
+async def move_message(result: MoveResult) -> Outgoing:
+    """The board after a move: the move, what it captured, whose turn it is."""
+    ply = result.ply
+    mover = result.state.players.get(ply.side)
+    who = mover.name if mover is not None else side_name(ply.side)
+    return await board_message(result.state, f"{who} ({ply.side}) played {ply.notation}")
+
+
+async def report_message(report: Report, state: GameState) -> Outgoing:
+    """The end of a game: result, moves, captures, duration, final board, record and replay."""
+    if report.winner_side is None:
+        title, result = "Draw", f"Draw: {report.reason.description}."
+    else:
+        name = report.winner.name if report.winner else side_name(report.winner_side)
+        title = f"{name} wins"
+        result = f"{name} ({report.winner_side}) won: {report.reason.description}."
+    embed = _footer(_with_board(_embed(title, result)), state)
+    moves = (len(report.plies) + 1) // 2
+    embed.add_field(name="Moves", value=f"{moves} ({len(report.plies)} plies)")
+    captures = "\n".join(f"{side_name(side)}: {n}" for side, n in report.captures.items())
+    embed.add_field(name="Captured by", value=captures or "none")
+    embed.add_field(name="Duration", value=format_duration(report.duration))
+    png, gif = await asyncio.gather(board_png(state.game), replay_gif(state.game))
+    content = " ".join(mention(p) for p in report.players.values() if not p.is_ai)
+    files = (
+        (BOARD_FILE, png),
+        (record_file_name(report.game_id), report.record.encode()),
+        (REPLAY_FILE, gif),
+    )
+    return Outgoing(content=f"Game over. {content}".strip(), embed=embed, files=files)
+
+
+def record_file_name(game_id: int) -> str:
+    return f"tafl-game-{game_id}.otg"
+
+
+def history_message(state: GameState) -> Outgoing:
+    """The move list so far and the OpenTafl record of the game."""
+    from engine.record import to_opentafl_record
+
+    lines = numbered_moves(state.game.history) or ["No move yet."]
+    text = "\n".join(lines)
+    if len(text) > DESCRIPTION_LIMIT - 10:
+        text = "…\n" + text[-(DESCRIPTION_LIMIT - 10) :].split("\n", 1)[-1]
+    sides = " vs ".join(_playing(state, side) for side in state.players)
+    embed = _footer(_embed(f"Moves: {sides}", f"```\n{text}\n```"), state)
+    record = to_opentafl_record(state.game).encode()
+    return Outgoing(embed=embed, files=((record_file_name(state.id), record),))
+
+
+# -- challenges and offers -----------------------------------------------------------------------
+
+_CHALLENGE_CLOSED = {
+    ChallengeStatus.ACCEPTED: "Accepted: the game has started.",
+    ChallengeStatus.DECLINED: "Declined.",
+    ChallengeStatus.CANCELLED: "Cancelled by the challenger.",
+    ChallengeStatus.EXPIRED: "Expired: nobody accepted in time.",
+}
+
+
+def challenge_message(challenge: Challenge) -> Outgoing:
+    """A challenge with its buttons while open; its outcome, without buttons, once closed."""
+    variant = engine.VARIANTS.get(challenge.variant)
+    variant_name = variant.name if variant is not None else challenge.variant
+    side = "either side" if challenge.side == RANDOM_SIDE else f"the {challenge.side}"
+    who = challenge.challenger.name
+    target = challenge.opponent.name if challenge.opponent is not None else "anyone"
+    lines = [f"{who} challenges {target} to {variant_name} and wants to play {side}."]
+    if challenge.status is ChallengeStatus.OPEN:
+        expires = discord.utils.format_dt(challenge.expires_at, "R")
+        lines.append(f"Expires {expires}.")
+        view = challenge_view(challenge.id, open_to_anyone=challenge.opponent is None)
+        content = None if challenge.opponent is None else mention(challenge.opponent)
+        embed = _embed("Tafl challenge", "\n".join(lines))
+        return Outgoing(content=content, embed=embed, view=view)
+    lines.append(_CHALLENGE_CLOSED[challenge.status])
+    return Outgoing(embed=_embed("Tafl challenge", "\n".join(lines)))
+
+
+_OFFER_TEXT = {OfferKind.DRAW: "offers a draw", OfferKind.UNDO: "asks to take back a move"}
+_OFFER_CLOSED = {
+    OfferStatus.ACCEPTED: "Accepted.",
+    OfferStatus.DECLINED: "Declined.",
+    OfferStatus.VOID: "No longer valid: the game went on.",
+}
+
+
+def offer_message(offer: Offer) -> Outgoing:
+    """A draw offer or takeback request, with buttons while open."""
+    text = f"{offer.by.name} {_OFFER_TEXT[offer.kind]}."
+    title = "Draw offer" if offer.kind is OfferKind.DRAW else "Takeback request"
+    if offer.status is OfferStatus.OPEN:
+        embed = _embed(title, f"{text}\n{offer.to.name}, do you accept?")
+        return Outgoing(content=mention(offer.to), embed=embed, view=offer_view(offer.id))
+    return Outgoing(embed=_embed(title, f"{text}\n{offer.to.name}: {_OFFER_CLOSED[offer.status]}"))
+
+
+# -- variants ------------------------------------------------------------------------------------
+
+
+async def rules_message(variant: str) -> Outgoing:
+    """A variant's rules and its start position."""
+    rules = engine.VARIANTS[variant]
+    game = engine.Game.from_position(variant, rules.start, rules.first)
+    embed = _with_board(_embed(f"{rules.name} rules", str(rules.summary)))
+    embed.add_field(name="Board", value=f"{rules.size}×{rules.size}")
+    embed.add_field(name="First to move", value=side_name(rules.first))
+    embed.set_footer(text=f"/tafl challenge variant:{rules.id}")
+    return Outgoing(embed=embed, files=((BOARD_FILE, await board_png(game)),))
+
+
+def variants_message() -> Outgoing:
+    """Every variant with its board size and a one-line summary."""
+    lines = []
+    for variant_id, rules in engine.VARIANTS.items():
+        summary = str(rules.summary).split(". ")[0].rstrip(".")
+        lines.append(f"**{rules.name}** (`{variant_id}`, {rules.size}×{rules.size}): {summary}.")
+    embed = _embed("Tafl variants", "\n".join(lines))
+    embed.set_footer(text="/tafl rules <variant> shows one in full")
+    return Outgoing(embed=embed)

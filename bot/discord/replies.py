@@ -1,0 +1,190 @@
+"""Answering interactions within Discord's deadline, and the one place errors become replies."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+import discord
+from discord import app_commands
+
+import engine
+from bot.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+ANSWER_BUDGET = 2.0
+"""Seconds an interaction may wait for its answer before it is deferred (Discord allows 3)."""
+
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (
+    ServiceError,
+    engine.NotationError,
+    engine.IllegalMoveError,
+    engine.AmbiguousMoveError,
+)
+"""Refusals a player caused and can act on; anything else is a bug."""
+
+_REPLY_KEY = "tafl.reply"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """A message to send: text, one embed, attached files (name, bytes) and buttons."""
+
+    content: str | None = None
+    embed: discord.Embed | None = None
+    files: tuple[tuple[str, bytes], ...] = ()
+    view: discord.ui.View | None = None
+
+    def discord_files(self) -> list[discord.File]:
+        """Fresh File objects (a File can be sent only once)."""
+        import io
+
+        return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
+
+    def send_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments for ``send_message`` / ``followup.send``."""
+        kwargs: dict[str, Any] = {}
+        if self.content is not None:
+            kwargs["content"] = self.content
+        if self.embed is not None:
+            kwargs["embed"] = self.embed
+        if self.files:
+            kwargs["files"] = self.discord_files()
+        if self.view is not None:
+            kwargs["view"] = self.view
+        return kwargs
+
+    def edit_kwargs(self) -> dict[str, Any]:
+        """Keyword arguments that replace a message's content, embed, files and buttons."""
+        return {
+            "content": self.content,
+            "embed": self.embed,
+            "attachments": self.discord_files(),
+            "view": self.view,
+        }
+
+
+class Reply:
+    """The answer to one interaction: sent at once when ready in time, else deferred first.
+
+    A timer defers the interaction when no answer was sent within ``budget`` seconds, so a
+    slow database or render never breaks Discord's 3-second rule; the answer then replaces
+    the "thinking..." message (an ephemeral answer replaces it by an ephemeral follow-up).
+    """
+
+    def __init__(self, interaction: discord.Interaction, budget: float = ANSWER_BUDGET) -> None:
+        self.interaction = interaction
+        self._lock = asyncio.Lock()
+        self._deferred = False
+        self._answered = False
+        self._defer_task: asyncio.Task[None] | None = None
+        loop = asyncio.get_running_loop()
+        self._timer: asyncio.TimerHandle | None = loop.call_later(budget, self._budget_spent)
+
+    @classmethod
+    def of(cls, interaction: discord.Interaction) -> Reply:
+        """The Reply of ``interaction``, started on first use (one per interaction)."""
+        reply = interaction.extras.get(_REPLY_KEY)
+        if not isinstance(reply, Reply):
+            reply = cls(interaction)
+            interaction.extras[_REPLY_KEY] = reply
+        return reply
+
+    @property
+    def is_component(self) -> bool:
+        return self.interaction.type is discord.InteractionType.component
+
+    def _budget_spent(self) -> None:
+        self._timer = None
+        self._defer_task = asyncio.create_task(self._defer())
+
+    def _stop_timer(self) -> None:
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
+
+    async def _defer(self) -> None:
+        try:
+            async with self._lock:
+                if self.interaction.response.is_done():
+                    return
+                await self.interaction.response.defer(thinking=not self.is_component)
+                self._deferred = True
+                log.info("deferred a slow answer to interaction %s", self.interaction.id)
+        except Exception:
+            log.exception("could not defer interaction %s", self.interaction.id)
+
+    async def send(self, message: Outgoing, *, ephemeral: bool = False) -> int | None:
+        """Send ``message`` as the answer (a follow-up once answered); return its message id."""
+        self._stop_timer()
+        async with self._lock:
+            response = self.interaction.response
+            if not response.is_done():
+                self._answered = True
+                callback = await response.send_message(ephemeral=ephemeral, **message.send_kwargs())
+                return callback.message_id if callback is not None else None
+            if self._deferred and not self._answered and not self.is_component:
+                self._answered = True
+                if not ephemeral:
+                    edited = await self.interaction.edit_original_response(**message.edit_kwargs())
+                    return edited.id
+                await self.interaction.delete_original_response()
+            return await self._followup(message, ephemeral)
+
+    async def update(self, message: Outgoing) -> None:
+        """Replace the message the clicked button sits on."""
+        self._stop_timer()
+        async with self._lock:
+            self._answered = True
+            if not self.interaction.response.is_done():
+                await self.interaction.response.edit_message(**message.edit_kwargs())
+            else:
+                await self.interaction.edit_original_response(**message.edit_kwargs())
+
+    async def _followup(self, message: Outgoing, ephemeral: bool) -> int | None:
+        kwargs = message.send_kwargs()
+        sent = await self.interaction.followup.send(ephemeral=ephemeral, wait=True, **kwargs)
+        return sent.id
+
+
+async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
+    """Answer ``error`` to the user: a domain refusal as a short ephemeral line, a bug as an
+    apology with an error id (the traceback is logged under the same id)."""
+    if isinstance(error, app_commands.CommandInvokeError):
+        error = error.original
+    if isinstance(error, DOMAIN_ERRORS):
+        text = sentence(str(error))
+    elif isinstance(error, app_commands.TransformerError):
+        text = sentence(f"{error.value!r} is not a valid {error.type.name.lower()} here")
+    elif isinstance(error, app_commands.AppCommandError) and not isinstance(
+        error, app_commands.CommandInvokeError
+    ):
+        text = sentence(str(error) or "that command can't be used here")
+    else:
+        error_id = secrets.token_hex(4)
+        log.error(
+            "unexpected error %s in interaction %s (user %s, channel %s)",
+            error_id,
+            interaction.id,
+            interaction.user.id,
+            interaction.channel_id,
+            exc_info=error,
+        )
+        text = f"Sorry, something went wrong on my side (error id `{error_id}`)."
+    try:
+        await Reply.of(interaction).send(Outgoing(content=text), ephemeral=True)
+    except discord.HTTPException:
+        log.exception("could not tell user %s about an error", interaction.user.id)
+
+
+def sentence(text: str) -> str:
+    """``"it is not your turn"`` -> ``"It is not your turn."``."""
+    text = text.strip()
+    if not text:
+        return text
+    text = text[0].upper() + text[1:]
+    return text if text[-1] in ".!?" else text + "."
