@@ -1,8 +1,498 @@
-"""Hnefatafl-family games on bitboards (placeholder: being written)."""
+"""Hnefatafl-family games on bitboards: one game class, the rules are data (``engine.rules.Rules``).
 
+The position is three bitboards (attackers, defender men, the king) plus the attackers' and
+defenders' boards transposed, so that a file can be read as a row. Legal moves come from tables
+keyed by the occupancy of one rank or file, filled on first use and kept per rules record.
+
+Each rule concept has one home, found by its name:
+- moving: ``TaflTables.may_stop`` and ``TaflTables.may_pass`` (throne and corners);
+- hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge);
+- capturing men: ``TaflGame._captures`` (custodial) and ``TaflGame._shieldwall_captures``;
+- capturing the king: ``TaflGame._king_captured`` (every king strength);
+- game ends: ``_king_escaped``, ``_exit_fort``, ``_encircled``, ``_can_move``, repetition in
+  ``_repetition_outcome``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterable
+from typing import Any
+
+from engine.board import Geometry, geometry, squares_of
 from engine.game import Game
-from engine.rules import Rules
+from engine.opentafl import parse_position
+from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
+from engine.types import Bitboard, Move, Outcome, Piece, Ply, Reason, Side, Square, parse_square
+
+ATTACKERS = Side.ATTACKERS
+DEFENDERS = Side.DEFENDERS
+STRONG = KingStrength.STRONG
+WEAK = KingStrength.WEAK
+
+LINE_TABLE_LIMIT = 1 << 14
+"""Entries kept per rank or file table before it is cleared (bounds memory in long sessions)."""
+
+_State = tuple[int, int, int, int, int]
 
 
-class TaflGame(Game):  # type: ignore[misc]
+class TaflTables:
+    """What one rules record implies for its board, derived once: marked squares, hostility
+    masks, stop masks, and the per-line move tables."""
+
+    def __init__(self, rules: Rules) -> None:
+        g = geometry(rules.size)
+        n = rules.size
+        self.rules = rules
+        self.geometry = g
+        self.corner_squares = frozenset(_square(name, n, "corner") for name in rules.corners)
+        self.corners: Bitboard = sum(g.bit[s] for s in self.corner_squares)
+        self.throne_square: Square | None = (
+            None if rules.throne is None else _square(rules.throne, n, "throne")
+        )
+        self.throne: Bitboard = 0 if self.throne_square is None else g.bit[self.throne_square]
+        self.escape: Bitboard = self.corners if rules.escape is Escape.CORNERS else g.edge
+        self.throne_zone: Bitboard = 0 if self.throne_square is None else g.spread(self.throne)
+        """The throne and its neighbours, where a strong-near-throne king is strong."""
+        self.men_stops: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_stop(s, king=False)
+        )
+        self.king_armed_anvil = rules.king_anvil
+        self.king_hammer = rules.king_hammer
+        self._hostile = {
+            (side, occupied): self._hostile_mask(side, occupied)
+            for side in (ATTACKERS, DEFENDERS)
+            for occupied in (False, True)
+        }
+        self._hostile_att_empty = self._hostile[ATTACKERS, False]
+        self._hostile_att_occupied = self._hostile[ATTACKERS, True]
+        self._hostile_def_empty = self._hostile[DEFENDERS, False]
+        self._hostile_def_occupied = self._hostile[DEFENDERS, True]
+        self.row_tables: list[dict[int, tuple[Move, ...]]] = [{} for _ in range(n)]
+        self.column_tables: list[dict[int, tuple[Move, ...]]] = [{} for _ in range(n)]
+
+    # -- movement ------------------------------------------------------------------------------
+
+    def may_stop(self, square: Square, *, king: bool) -> bool:
+        """Whether a piece (the king or a man) may end a move on the empty ``square``."""
+        if square in self.corner_squares:
+            return king
+        if square == self.throne_square:
+            stop = self.rules.throne_stop
+            return stop is ThroneStop.ALL or (king and stop is ThroneStop.KING)
+        return True
+
+    def may_pass(self, square: Square, *, king: bool) -> bool:
+        """Whether a piece may move on through the empty ``square``; nothing passes a corner."""
+        if square in self.corner_squares:
+            return False
+        if square == self.throne_square:
+            return king or self.rules.throne_pass
+        return True
+
+    def line_moves(
+        self, line: tuple[Square, ...], occupied: int, men: int, king: int
+    ) -> list[Move]:
+        """The moves along ``line`` of the pieces on it: bit i of each pattern is ``line[i]``."""
+        n = self.rules.size
+        moves: list[Move] = []
+        for i, origin in enumerate(line):
+            if not (men | king) >> i & 1:
+                continue
+            is_king = bool(king >> i & 1)
+            for step in (1, -1):
+                j = i + step
+                while 0 <= j < n and not occupied >> j & 1:
+                    square = line[j]
+                    if self.may_stop(square, king=is_king):
+                        moves.append(Move(n, (origin, square)))
+                    if not self.may_pass(square, king=is_king):
+                        break
+                    j += step
+        return moves
+
+    # -- hostility -----------------------------------------------------------------------------
+
+    def _hostile_mask(self, victim: Side, throne_occupied: bool) -> Bitboard:
+        rules = self.rules
+        mask = self.corners if victim in rules.corner_hostile_to else 0
+        throne_sides = (
+            rules.occupied_throne_hostile_to if throne_occupied else rules.empty_throne_hostile_to
+        )
+        if victim in throne_sides:
+            mask |= self.throne
+        if rules.edge_hostile:
+            mask |= 1 << self.geometry.off_board
+        return mask
+
+    def hostile_to(self, victim: Side, occupied: Bitboard) -> Bitboard:
+        """The squares that act as an enemy piece against ``victim``'s pieces: the corners and
+        the throne (empty or occupied, as the rules say), and OFF_BOARD when the edge is hostile
+        to men. A square hostile to the defenders is hostile to the king."""
+        if victim is ATTACKERS:
+            return self._hostile_att_occupied if occupied & self.throne else self._hostile_att_empty
+        return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
+
+
+_TABLES: dict[Rules, TaflTables] = {}
+
+
+def tables_for(rules: Rules) -> TaflTables:
+    """The derived tables of ``rules``, built once per rules record."""
+    tables = _TABLES.get(rules)
+    if tables is None:
+        tables = _TABLES[rules] = TaflTables(rules)
+    return tables
+
+
+def _square(name: str, size: int, what: str) -> Square:
+    try:
+        return parse_square(name, size)
+    except ValueError as error:
+        raise ValueError(f"the {what} square {name!r} is not valid: {error}") from None
+
+
+class TaflGame(Game):
+    """A game of any hnefatafl-family variant (every preset but Halatafl, and custom rules)."""
+
     rules_type = Rules
+    rules: Rules
+
+    # -- position ------------------------------------------------------------------------------
+
+    def _setup(self, position: str, turn: Side) -> None:
+        if turn not in (ATTACKERS, DEFENDERS):
+            raise ValueError(f"the side to move is attackers or defenders, not {turn}")
+        tables = tables_for(self.rules)
+        self._tables = tables
+        self._geo: Geometry = tables.geometry
+        self.throne = tables.throne_square
+        self.corners = tables.corner_squares
+        pieces = parse_position(position, self.size, "tTK")
+        kings = [s for s, p in pieces.items() if p is Piece.KING]
+        if len(kings) != 1:
+            raise ValueError(f"a position needs exactly one king (K); this one has {len(kings)}")
+        g = self._geo
+        self._att = sum(g.bit[s] for s, p in pieces.items() if p is Piece.ATTACKER)
+        self._dfd = sum(g.bit[s] for s, p in pieces.items() if p is Piece.DEFENDER)
+        self._att_t = sum(g.transposed_bit[s] for s, p in pieces.items() if p is Piece.ATTACKER)
+        self._dfd_t = sum(g.transposed_bit[s] for s, p in pieces.items() if p is Piece.DEFENDER)
+        self._king = kings[0]
+
+    def pieces(self) -> dict[Square, Piece]:
+        pieces = dict.fromkeys(squares_of(self._att), Piece.ATTACKER)
+        pieces.update(dict.fromkeys(squares_of(self._dfd), Piece.DEFENDER))
+        pieces[self._king] = Piece.KING
+        return pieces
+
+    def piece_at(self, square: Square) -> Piece | None:
+        if square == self._king:
+            return Piece.KING
+        if self._att >> square & 1:
+            return Piece.ATTACKER
+        if self._dfd >> square & 1:
+            return Piece.DEFENDER
+        return None
+
+    @property
+    def rules_string(self) -> str:
+        from engine.presets import PRESETS
+
+        if PRESETS.get(self.rules.id) == self.rules:
+            return self.rules.id
+        from engine.opentafl import rules_to_opentafl
+
+        return rules_to_opentafl(self.rules)
+
+    def _snapshot(self) -> _State:
+        return (self._att, self._dfd, self._king, self._att_t, self._dfd_t)
+
+    def _restore(self, state: Any) -> None:
+        self._att, self._dfd, self._king, self._att_t, self._dfd_t = state
+
+    def _key(self) -> Hashable:
+        return (self._att, self._dfd, self._king)
+
+    # -- moves ---------------------------------------------------------------------------------
+
+    def legal_moves(self) -> list[Move]:
+        if self.outcome is not None:
+            return []
+        return self._moves_of(self.turn)
+
+    def _moves_of(self, side: Side) -> list[Move]:
+        """Every move of ``side``'s pieces, read from the rank and file tables."""
+        g = self._geo
+        t = self._tables
+        king_bit = g.bit[self._king]
+        king_t = g.transposed_bit[self._king]
+        occupied = self._att | self._dfd | king_bit
+        occupied_t = self._att_t | self._dfd_t | king_t
+        if side is ATTACKERS:
+            men, men_t, king_bit, king_t = self._att, self._att_t, 0, 0
+        else:
+            men, men_t = self._dfd, self._dfd_t
+        n = self.size
+        mask = g.line_mask
+        high = 2 * n
+        moves: list[Move] = []
+        for tables, lines, occ, mine, king in (
+            (t.row_tables, g.rows, occupied, men, king_bit),
+            (t.column_tables, g.columns, occupied_t, men_t, king_t),
+        ):
+            shift = 0
+            for table in tables:
+                m = mine >> shift & mask
+                k = king >> shift & mask
+                if m or k:
+                    o = occ >> shift & mask
+                    key = o | m << n | k << high
+                    found = table.get(key)
+                    if found is None:
+                        if len(table) >= LINE_TABLE_LIMIT:
+                            table.clear()
+                        found = table[key] = tuple(t.line_moves(lines[shift // n], o, m, k))
+                    moves += found
+                shift += n
+        return moves
+
+    def _apply(self, move: Move) -> Iterable[Square]:
+        origin, target = move.path
+        g = self._geo
+        flip = g.bit[origin] | g.bit[target]
+        flip_t = g.transposed_bit[origin] | g.transposed_bit[target]
+        if self.turn is ATTACKERS:
+            self._att ^= flip
+            self._att_t ^= flip_t
+        elif origin == self._king:
+            self._king = target
+            if not self._tables.king_hammer:
+                return ()
+        else:
+            self._dfd ^= flip
+            self._dfd_t ^= flip_t
+        return self._captures(target)
+
+    def _captures(self, hammer: Square) -> list[Square]:
+        """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
+        man next to it with an anvil beyond (a piece of the mover's side, the king only if armed,
+        or a hostile square), and any shieldwall it closes."""
+        g = self._geo
+        t = self._tables
+        king_bit = g.bit[self._king]
+        if self.turn is ATTACKERS:
+            victims, own, victim_side = self._dfd, self._att, DEFENDERS
+            row_pieces = victims | king_bit
+        else:
+            victims, victim_side = self._att, ATTACKERS
+            own = self._dfd | king_bit if t.king_armed_anvil else self._dfd
+            row_pieces = victims
+        if not g.neighbours[hammer] & row_pieces:
+            return []
+        occupied = self._att | self._dfd | king_bit
+        anvils = own | t.hostile_to(victim_side, occupied)
+        captured = [
+            man for man, beyond in g.steps[hammer] if victims >> man & 1 and anvils >> beyond & 1
+        ]
+        if t.rules.shieldwall and g.edge_runs[hammer] is not None:
+            captured += self._shieldwall_captures(hammer, own, row_pieces, anvils)
+        if captured:
+            gone = sum(g.bit[s] for s in captured)
+            gone_t = sum(g.transposed_bit[s] for s in captured)
+            if victim_side is DEFENDERS:
+                self._dfd ^= gone
+                self._dfd_t ^= gone_t
+            else:
+                self._att ^= gone
+                self._att_t ^= gone_t
+        return captured
+
+    def _shieldwall_captures(
+        self, hammer: Square, own: Bitboard, row_pieces: Bitboard, closers: Bitboard
+    ) -> list[Square]:
+        """The men of the edge rows that the move onto the edge square ``hammer`` closes: two or
+        more enemy pieces along the edge, each faced by one of the mover's pieces on the next line
+        inward, shut at the far end by a mover's piece or a hostile square. The king may stand in
+        the row but is never taken."""
+        edge_run = self._geo.edge_runs[hammer]
+        assert edge_run is not None
+        runs, inward = edge_run
+        captured: list[Square] = []
+        for run in runs:
+            row: list[Square] = []
+            end = self._geo.off_board
+            for square in run:
+                if not row_pieces >> square & 1:
+                    end = square
+                    break
+                row.append(square)
+            if len(row) < 2 or not closers >> end & 1:
+                continue
+            if all(own >> (s + inward) & 1 for s in row):
+                captured += [s for s in row if s != self._king]
+        return captured
+
+    # -- game ends -----------------------------------------------------------------------------
+
+    def _ending(self, ply: Ply) -> Outcome | None:
+        if ply.side is DEFENDERS:
+            if self._king_escaped():
+                return Outcome(DEFENDERS, Reason.KING_ESCAPED)
+            if self.rules.exit_fort and self._exit_fort():
+                return Outcome(DEFENDERS, Reason.EXIT_FORT)
+        else:
+            if self._king_captured(ply.move.path[-1]):
+                return Outcome(ATTACKERS, Reason.KING_CAPTURED)
+            if self.rules.encirclement and self._encircled():
+                return Outcome(ATTACKERS, Reason.ENCIRCLED)
+        if not self._can_move(self.turn):
+            return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
+        return None
+
+    def _king_escaped(self) -> bool:
+        """The king stands on an escape square (a corner, or the edge in edge-escape rules)."""
+        return bool(self._tables.escape >> self._king & 1)
+
+    def _king_captured(self, hammer: Square) -> bool:
+        """Whether the attacker that just moved to ``hammer`` captured the king.
+
+        Strong: all four sides closed by attackers or squares hostile to him; the edge closes a
+        side only for strong-or-3-at-edge, or for a lone king where the rules say so (Fetlar).
+        Strong near the throne: strong on or next to the throne, weak elsewhere. Weak: like a
+        man, between the hammer and an anvil beyond him.
+        """
+        g = self._geo
+        king = self._king
+        if not g.neighbours[king] >> hammer & 1:
+            return False
+        t = self._tables
+        rules = t.rules
+        occupied = self._att | self._dfd | g.bit[king]
+        closed = self._att | t.hostile_to(DEFENDERS, occupied)
+        strength = rules.king_strength
+        if strength is KingStrength.STRONG_NEAR_THRONE:
+            strength = STRONG if t.throne_zone >> king & 1 else WEAK
+        if strength is WEAK:
+            beyond = next(b for man, b in g.steps[hammer] if man == king)
+            return bool(closed >> beyond & 1)
+        edge_closes = strength is KingStrength.STRONG_OR_3_AT_EDGE or (
+            rules.lone_king_captured_on_edge and not self._dfd
+        )
+        for side in g.sides[king]:
+            if side == g.off_board:
+                if not edge_closes:
+                    return False
+            elif not closed >> side & 1:
+                return False
+        return True
+
+    def _exit_fort(self) -> bool:
+        """Whether the king stands in an exit fort: on the edge, able to move, walled in by
+        defenders that no attacker can ever capture (RULES.md section 1, 'Exit fort')."""
+        g = self._geo
+        king = self._king
+        if not g.edge >> king & 1 or not self._can_move_from(king, DEFENDERS):
+            return False
+        king_bit = g.bit[king]
+        empty = g.full & ~(self._att | self._dfd | king_bit)
+        region = g.flood(king_bit, empty)
+        wall = g.spread(region) & ~region
+        if wall & self._att:
+            return False
+        n = self.size
+        solid = self._dfd
+        while True:
+            held = region | solid
+            across = (
+                ((held >> 1) & ~g.last_file)
+                | ((held << 1) & ~g.first_file)
+                | g.first_file
+                | g.last_file
+            )
+            along = (held >> n) | ((held << n) & g.full) | g.first_rank | g.last_rank
+            kept = solid & across & along
+            if kept == solid:
+                return not wall & ~solid
+            solid = kept
+
+    def _encircled(self) -> bool:
+        """Whether no defender and not the king can reach the edge through squares free of
+        attackers (flood fill from the free edge squares)."""
+        g = self._geo
+        free = g.full & ~self._att
+        targets = self._dfd | g.bit[self._king]
+        region = g.edge & free
+        while not region & targets:
+            grown = g.spread(region) & free
+            if grown == region:
+                return True
+            region = grown
+        return False
+
+    def _can_move(self, side: Side) -> bool:
+        """Whether ``side`` has a legal move (a quick look next door first, then the tables)."""
+        g = self._geo
+        king_bit = g.bit[self._king]
+        empty = g.full & ~(self._att | self._dfd | king_bit)
+        men = self._att if side is ATTACKERS else self._dfd
+        if g.spread(men) & empty & self._tables.men_stops:
+            return True
+        return bool(self._moves_of(side))
+
+    def _can_move_from(self, square: Square, side: Side) -> bool:
+        """Whether ``side``'s piece on ``square`` has a legal move."""
+        return any(m.origin == square for m in self._moves_of(side))
+
+    def _repetition_outcome(self, mover: Side) -> Outcome | None:
+        repetition = self.rules.repetition
+        if repetition is Repetition.DRAW:
+            return Outcome(None, Reason.REPETITION)
+        if repetition is Repetition.DEFENDERS_LOSE:
+            return Outcome(ATTACKERS, Reason.REPETITION)
+        return None
+
+    # -- refusals ------------------------------------------------------------------------------
+
+    def _refusal(self, move: Move) -> str:
+        if self.outcome is not None:
+            return "the game is over"
+        name = self.square_name
+        if len(move.path) != 2:
+            return f"a move goes from one square to another in a straight line, like d1-d4: {move}"
+        origin, target = move.path
+        piece = self.piece_at(origin)
+        if piece is None:
+            return f"there is no piece on {name(origin)}"
+        if piece.side is not self.turn:
+            return (
+                f"that is not your piece: it is the {self.turn}' turn, and {name(origin)} holds "
+                f"one of the {piece.side}"
+            )
+        n = self.size
+        if origin // n != target // n and origin % n != target % n:
+            return f"pieces move in a straight line along a rank or file; {move} is neither"
+        if self.piece_at(target) is not None:
+            return f"{name(target)} is taken: a piece moves only onto an empty square"
+        is_king = piece is Piece.KING
+        t = self._tables
+        step = _unit(target - origin, n)
+        for square in range(origin + step, target, step):
+            if self.piece_at(square) is not None:
+                return f"{name(square)} blocks the way"
+            if not t.may_pass(square, king=is_king):
+                what = "the throne" if square == t.throne_square else "a corner"
+                who = "nothing" if square in t.corner_squares else "only the king"
+                return f"{who} may pass {what} ({name(square)})"
+        if not t.may_stop(target, king=is_king):
+            if target in t.corner_squares:
+                return "only the king may stop on a corner"
+            if t.rules.throne_stop is ThroneStop.NOBODY:
+                return "nobody may stop on the throne"
+            return "only the king may stop on the throne"
+        return f"{move} is not a legal move here"
+
+
+def _unit(delta: int, size: int) -> int:
+    """The one-square step from a square towards another on the same rank or file."""
+    if abs(delta) < size and delta % size:
+        return 1 if delta > 0 else -1
+    return size if delta > 0 else -size
