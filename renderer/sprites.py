@@ -14,7 +14,7 @@ from renderer.theme import RGB, Theme
 SUPERSAMPLE = 4
 """Sprites are drawn this many times larger, then reduced: smooth edges at any size."""
 
-MAN_RADIUS, KING_RADIUS = 0.39, 0.44
+MAN_RADIUS, KING_RADIUS = 0.39, 0.45
 """Piece radii as a share of the square's side."""
 
 Draw = Callable[[ImageDraw.ImageDraw, float], None]
@@ -103,27 +103,27 @@ def _king(theme: Theme, radius: float) -> Draw:
     def draw(d: ImageDraw.ImageDraw, s: float) -> None:
         c, u = s / 2, s * radius
         _circle(d, c, u, fill=theme.king_rim, outline=theme.crown, width=round(s * 0.02))
-        _circle(d, c, u * 0.84, fill=theme.king)
+        _circle(d, c, u * 0.82, fill=theme.king)
         d.polygon(
             [
                 (c + x * u, c + y * u)
                 for x, y in (
-                    (-0.50, 0.12),
-                    (-0.60, -0.38),
-                    (-0.27, -0.10),
-                    (0.0, -0.52),
-                    (0.27, -0.10),
-                    (0.60, -0.38),
-                    (0.50, 0.12),
+                    (-0.52, 0.20),
+                    (-0.66, -0.40),
+                    (-0.30, -0.08),
+                    (0.0, -0.58),
+                    (0.30, -0.08),
+                    (0.66, -0.40),
+                    (0.52, 0.20),
                 )
             ],
             fill=theme.crown,
         )
-        d.rectangle((c - 0.50 * u, c + 0.20 * u, c + 0.50 * u, c + 0.40 * u), fill=theme.crown)
-        for x, y in ((-0.60, -0.40), (0.0, -0.54), (0.60, -0.40)):
-            r = 0.10 * u
+        d.rectangle((c - 0.52 * u, c + 0.28 * u, c + 0.52 * u, c + 0.48 * u), fill=theme.crown)
+        for x, y in ((-0.66, -0.42), (0.0, -0.60), (0.66, -0.42)):
+            r = 0.12 * u
             d.ellipse(
-                (c + x * u - r, c + y * u - r, c + x * u + r, c + y * u + r), fill=theme.crown
+                (c + (x * u) - r, c + y * u - r, c + x * u + r, c + y * u + r), fill=theme.crown
             )
 
     return draw
