@@ -49,8 +49,7 @@ def canvas(
     geometry = Geometry(size, width, flipped)
     art = sprites(geometry.cell, theme)
     background = _background(geometry, theme, art, throne, corners)
-    draft = Canvas(geometry, theme, background, art, Image.new("P", (1, 1)))
-    palette = _palette(draft, throne, corners)
+    palette = _palette(size, throne, corners, theme, width)
     return Canvas(geometry, theme, background, art, palette)
 
 
@@ -66,7 +65,7 @@ def draw(view: BoardView, canvas: Canvas, base: Image.Image | None = None) -> Im
         for square in (view.last_move[0], view.last_move[-1]):
             _tint(image, geometry, square, theme.last_move)
         for start, end in pairwise(view.last_move):
-            _path(image, geometry, start, end, theme.last_move)
+            _path(image, geometry, start, end, theme.path)
         for square in view.last_move[1:-1]:
             _paste(image, geometry, square, art.waypoint)
     if view.fallen_king is not None:
@@ -212,33 +211,75 @@ def _font(size: int) -> ImageFont.FreeTypeFont | ImageFont.ImageFont:
 # -- the palette -------------------------------------------------------------------------------
 
 
-def _palette(draft: Canvas, throne: Square | None, corners: frozenset[Square]) -> Image.Image:
-    """A palette fitted to every colour this layout can show: each piece and mark on each kind
-    of square, plain and tinted."""
-    geometry, theme, art = draft.geometry, draft.theme, draft.sprites
-    size = geometry.size
-    squares = range(size * size)
-    tinted = draft.background.copy()
-    fallen = draft.background.copy()
-    paths = draft.background.copy()
-    for square in squares:
+@lru_cache(maxsize=32)
+def _palette(
+    size: int, throne: Square | None, corners: frozenset[Square], theme: Theme, width: int
+) -> Image.Image:
+    """A palette fitted to every colour a layout can show, whichever way round: the border, and
+    each piece and mark on each look of square (plain, throne, corner), plain and tinted."""
+    geometry = Geometry(size, width)
+    art = sprites(geometry.cell, theme)
+    background = _background(geometry, theme, art, throne, corners)
+    draft = Canvas(geometry, theme, background, art, Image.new("P", (1, 1)))
+    typical = _typical_squares(size, throne, corners)
+    tinted, fallen = draft.background.copy(), draft.background.copy()
+    for square in typical:
         _tint(tinted, geometry, square, theme.last_move)
         _tint(fallen, geometry, square, (*theme.capture, FALLEN_TINT))
-    for rank in range(0, size, 2):
-        _path(paths, geometry, rank * size, rank * size + size - 1, theme.last_move)
-        _paste(paths, geometry, rank * size + 1, art.waypoint)
     kinds = [Piece.ATTACKER, Piece.DEFENDER, Piece.KING, None]
-    samples = [paths]
+    boards = []
     for shift in range(len(kinds)):
-        pieces = {s: p for s in squares if (p := kinds[(s + shift) % len(kinds)]) is not None}
-        empty = frozenset(s for s in squares if s not in pieces)
-        samples.append(draw(BoardView(size, pieces, throne, corners, captures=empty), draft))
-        samples.append(draw(BoardView(size, pieces, throne, corners, targets=empty), draft, tinted))
-    kings = {s: Piece.KING for s in squares}
-    samples.append(draw(BoardView(size, kings, throne, corners), draft, fallen))
-    for square in squares:
-        _paste(samples[-1], geometry, square, art.fallen)
-    sheet = Image.new("RGB", (geometry.width, geometry.width * len(samples)))
-    for i, sample in enumerate(samples):
-        sheet.paste(sample, (0, i * geometry.width))
-    return sheet.quantize(PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT)
+        pieces = {s: p for s in typical if (p := kinds[(s + shift) % len(kinds)]) is not None}
+        empty = frozenset(s for s in typical if s not in pieces)
+        boards.append(draw(BoardView(size, pieces, throne, corners, captures=empty), draft))
+        boards.append(draw(BoardView(size, pieces, throne, corners, targets=empty), draft, tinted))
+        for square in typical:
+            _paste(boards[-1], geometry, square, art.selection)
+    kings = {s: Piece.KING for s in typical}
+    boards.append(draw(BoardView(size, kings, throne, corners), draft, fallen))
+    for square in typical:
+        _paste(boards[-1], geometry, square, art.fallen)
+    patches = [board.crop(geometry.box(square)) for board in boards for square in typical]
+    left, top, right, bottom = geometry.board_box
+    patches += [
+        draft.background.crop((0, 0, geometry.width, top)),
+        draft.background.crop((0, 0, left, geometry.width)),
+    ]
+    edge_and_middle = ((0, size - 1, size * size - 1), (size // 2, size * size - 1 - size // 2))
+    for path in edge_and_middle:
+        board = draw(BoardView(size, {}, throne, corners, last_move=path), draft)
+        patches.append(board.crop((left, top, right, bottom)))
+    return _sheet(patches, geometry.width).quantize(
+        PALETTE_COLOURS, method=Image.Quantize.MEDIANCUT
+    )
+
+
+def _typical_squares(size: int, throne: Square | None, corners: frozenset[Square]) -> list[Square]:
+    """Two squares of each plain colour, the throne and a corner: every look a square has."""
+    special = {*corners, *([] if throne is None else [throne])}
+    plain = [s for s in range(size * size) if s not in special]
+    light = [s for s in plain if (s % size + s // size) % 2 == 0][:2]
+    dark = [s for s in plain if (s % size + s // size) % 2 == 1][:2]
+    return [*light, *dark, *sorted(special)[:1], *([] if throne is None else [throne])]
+
+
+def _sheet(images: list[Image.Image], width: int) -> Image.Image:
+    """The images packed left to right in rows ``width`` pixels wide."""
+    rows: list[list[Image.Image]] = [[]]
+    used = 0
+    for image in images:
+        if rows[-1] and used + image.width > width:
+            rows.append([])
+            used = 0
+        rows[-1].append(image)
+        used += image.width
+    height = sum(max(image.height for image in row) for row in rows)
+    sheet = Image.new("RGB", (max(width, *(i.width for i in images)), height))
+    y = 0
+    for row in rows:
+        x = 0
+        for image in row:
+            sheet.paste(image, (x, y))
+            x += image.width
+        y += max(image.height for image in row)
+    return sheet

@@ -57,7 +57,7 @@ def sprites(cell: int, theme: Theme) -> Sprites:
         fallen=_drawn(cell, _cross(theme.capture, theme.capture_outline, 0.20, 0.10)),
         target=_drawn(cell, _disc(theme.target, 0.14)),
         selection=_drawn(cell, _frame(theme.selection, 0.075)),
-        waypoint=_drawn(cell, _disc((*theme.last_move[:3], 255), 0.12)),
+        waypoint=_drawn(cell, _disc((*theme.path[:3], 255), 0.12)),
     )
 
 

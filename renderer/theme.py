@@ -32,7 +32,9 @@ class Theme:
     crown: RGB
     shadow_alpha: int
     last_move: RGBA
-    """Tint of the from- and to-squares and colour of the path between them."""
+    """Tint of the last move's from- and to-squares."""
+    path: RGBA
+    """The line along the last move's path, and the dots where a chain landed on its way."""
     capture: RGB
     capture_outline: RGB
     selection: RGB
@@ -57,7 +59,8 @@ WOOD = Theme(
     king_rim=(196, 146, 24),
     crown=(38, 30, 28),
     shadow_alpha=90,
-    last_move=(40, 110, 220, 110),
+    last_move=(20, 100, 245, 100),
+    path=(20, 90, 230, 150),
     capture=(214, 34, 34),
     capture_outline=(255, 255, 255),
     selection=(20, 90, 200),
@@ -82,6 +85,7 @@ CONTRAST = Theme(
     crown=(0, 0, 0),
     shadow_alpha=0,
     last_move=(0, 110, 255, 120),
+    path=(0, 90, 255, 200),
     capture=(230, 0, 90),
     capture_outline=(0, 0, 0),
     selection=(0, 90, 255),

@@ -1,0 +1,85 @@
+"""Replays: an animated GIF with one frame per ply after the start, the last one lingering."""
+
+from __future__ import annotations
+
+import io
+import random
+
+import pytest
+from PIL import Image, ImageSequence
+
+import engine
+from renderer import BoardView, board_geometry, render_replay
+from renderer.replay import DEFAULT_REPLAY_WIDTH, FRAME_MS, LAST_MS
+from renderer.theme import WOOD
+from tests.renderer.games import new_game, played
+from tests.renderer.pixels import mismatched_squares
+
+MAX_REPLAY_BYTES = 8 * 1024 * 1024
+"""Discord's upload limit without boosts."""
+
+
+def frames(gif: bytes) -> list[Image.Image]:
+    image = Image.open(io.BytesIO(gif))
+    assert image.format == "GIF"
+    return [frame.convert("RGB") for frame in ImageSequence.Iterator(image)]
+
+
+def durations(gif: bytes) -> list[int]:
+    image = Image.open(io.BytesIO(gif))
+    return [frame.info["duration"] for frame in ImageSequence.Iterator(image)]
+
+
+def random_game(variant: str, plies: int, seed: int) -> engine.Game:
+    """``plies`` random legal moves; seeds whose game ends sooner are skipped."""
+    for attempt in range(seed, seed + 50):
+        rng = random.Random(attempt)
+        game = new_game(variant)
+        while len(game.history) < plies and game.outcome is None:
+            game.push(rng.choice(game.legal_moves()))
+        if len(game.history) == plies:
+            return game
+    raise AssertionError(f"no random {variant} game lasted {plies} plies")
+
+
+def test_one_frame_for_the_start_and_one_per_ply_each_showing_its_position() -> None:
+    game = played("halatafl", "d2-d4", "f4-d2", "c1-e3", "d6-f4-d2")
+    gif = render_replay(game)
+    shown = frames(gif)
+    assert len(shown) == len(game.history) + 1
+    assert shown[0].size == (DEFAULT_REPLAY_WIDTH, DEFAULT_REPLAY_WIDTH)
+    geometry = board_geometry(7, width=DEFAULT_REPLAY_WIDTH)
+    replay = new_game("halatafl")
+    for index, frame in enumerate(shown):
+        if index:
+            replay.play(str(game.history[index - 1].move))
+        view = BoardView.from_game(replay)
+        marked = set(view.last_move) | set(view.captures)
+        # a chain's diagonal path grazes the squares around it: leave the marked area out
+        near = {s + d for s in marked for d in (-8, -7, -6, -1, 0, 1, 6, 7, 8) if 0 <= s + d < 49}
+        assert mismatched_squares(frame, geometry, WOOD, view, near) == [], f"frame {index}"
+
+
+def test_the_final_position_lingers() -> None:
+    gif = render_replay(played("brandubh", "d6-f6", "d5-d6", "f6-f5"))
+    times = durations(gif)
+    assert len(times) == 4
+    assert times[1:-1] == [FRAME_MS, FRAME_MS]
+    assert times[-1] == LAST_MS > FRAME_MS
+
+
+def test_a_game_set_up_from_a_position_replays_from_it() -> None:
+    start = "/7/7/7/7/tK5/7/2t4/"
+    game = engine.Game.from_position("brandubh", start, "attackers")
+    game.play("c7-c5")
+    with pytest.raises(ValueError, match="ply 1 \\(c7-c5\\) is not legal"):
+        render_replay(game)
+    shown = frames(render_replay(game, start=start))
+    assert len(shown) == 2
+
+
+def test_a_200_ply_11x11_replay_fits_in_a_discord_upload() -> None:
+    game = random_game("copenhagen", 200, seed=1)
+    gif = render_replay(game)
+    assert len(gif) < MAX_REPLAY_BYTES
+    assert len(frames(gif)) == 201
