@@ -112,6 +112,13 @@ def main() -> None:
         size_kb = len(board_module.encode_png(image)) / 1024
         print(f"  level {level}: {statistics.median(times):5.1f} ms  {size_kb:6.1f} KB")
     board_module.PNG_COMPRESS_LEVEL = saved_level
+    colour = image.convert("RGB")
+    times = timings(lambda: board_module.encode_png(colour), args.runs // 2)
+    size_kb = len(board_module.encode_png(colour)) / 1024
+    print(
+        f"  RGB without the palette, level {saved_level}: {statistics.median(times):5.1f} ms  "
+        f"{size_kb:6.1f} KB"
+    )
 
     game = long_game(REPLAY_PLIES)
     start = time.perf_counter()

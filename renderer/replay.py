@@ -7,11 +7,10 @@ import io
 from engine.game import Game
 from engine.types import Side
 from renderer.board import canvas_for, draw, reduce
-from renderer.image import is_flipped
+from renderer.image import DEFAULT_WIDTH, is_flipped
 from renderer.scene import BoardView
 from renderer.theme import Theme, resolve_theme
 
-DEFAULT_REPLAY_WIDTH = 640
 FRAME_MS = 900
 FIRST_MS = 1500
 LAST_MS = 5000
@@ -23,7 +22,7 @@ def render_replay(
     start: str | None = None,
     viewer: Side | str | None = None,
     theme: str | Theme = "wood",
-    width: int = DEFAULT_REPLAY_WIDTH,
+    width: int = DEFAULT_WIDTH,
     frame_ms: int = FRAME_MS,
     last_ms: int = LAST_MS,
 ) -> bytes:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 from engine.game import Game
 from engine.types import Piece, Reason, Side, Square, parse_square
@@ -30,6 +31,7 @@ class BoardView:
     targets: frozenset[Square] = field(default_factory=frozenset)
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "pieces", MappingProxyType(dict(self.pieces)))
         squares = self.size * self.size
         named = [
             *self.pieces,

@@ -9,8 +9,8 @@ import pytest
 from PIL import Image, ImageSequence
 
 import engine
-from renderer import BoardView, board_geometry, render_replay
-from renderer.replay import DEFAULT_REPLAY_WIDTH, FRAME_MS, LAST_MS
+from renderer import DEFAULT_WIDTH, BoardView, board_geometry, render_replay
+from renderer.replay import FRAME_MS, LAST_MS
 from renderer.theme import WOOD
 from tests.renderer.games import new_game, played
 from tests.renderer.pixels import mismatched_squares
@@ -47,8 +47,8 @@ def test_one_frame_for_the_start_and_one_per_ply_each_showing_its_position() -> 
     gif = render_replay(game)
     shown = frames(gif)
     assert len(shown) == len(game.history) + 1
-    assert shown[0].size == (DEFAULT_REPLAY_WIDTH, DEFAULT_REPLAY_WIDTH)
-    geometry = board_geometry(7, width=DEFAULT_REPLAY_WIDTH)
+    assert shown[0].size == (DEFAULT_WIDTH, DEFAULT_WIDTH)
+    geometry = board_geometry(7, width=DEFAULT_WIDTH)
     replay = new_game("halatafl")
     for index, frame in enumerate(shown):
         if index:
