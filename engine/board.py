@@ -29,6 +29,7 @@ class Geometry:
         "full",
         "last_file",
         "last_rank",
+        "line_bits",
         "line_mask",
         "neighbours",
         "off_board",
@@ -60,6 +61,10 @@ class Geometry:
         self.first_file: Bitboard = sum(1 << (r * n) for r in range(n))
         self.last_file: Bitboard = self.first_file << (n - 1)
         self.edge: Bitboard = self.first_rank | self.last_rank | self.first_file | self.last_file
+        self.line_bits: tuple[int, ...] = tuple(
+            (1 << (s // n)) | (1 << (n + s % n)) for s in range(count)
+        )
+        """Per square, its rank (bit ``rank``) and file (bit ``size + file``) as line numbers."""
         self.rows: tuple[tuple[Square, ...], ...] = tuple(
             tuple(r * n + f for f in range(n)) for r in range(n)
         )

@@ -126,14 +126,15 @@ class Game(ABC):
         side = self.turn
         state = self._snapshot()
         captured = self._apply(move)
-        ply = Ply(move, side, tuple(square_name(s, self.size) for s in captured))
-        self.turn = side.opponent
-        key = (self._key(), self.turn)
+        names = tuple([square_name(s, self.size) for s in captured]) if captured else ()
+        ply = Ply(move, side, names)
+        self.turn = turn = side.opponent
+        key = (self._key(), turn)
         self._undo_stack.append((state, self.outcome, key))
-        self._seen[key] += 1
+        seen = self._seen[key] = self._seen.get(key, 0) + 1
         self.history.append(ply)
-        self.outcome = self._ending(ply)
-        if self.outcome is None and self._seen[key] >= 3:
+        self.outcome = outcome = self._ending(ply)
+        if outcome is None and seen >= 3:
             self.outcome = self._repetition_outcome(side)
         return ply
 
@@ -254,5 +255,3 @@ def _resolve(variant: Any) -> VariantRules:
     from engine.variants import resolve_rules
 
     return resolve_rules(variant)
-
-

@@ -16,6 +16,7 @@ Each rule concept has one home, found by its name:
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
+from itertools import chain
 from typing import Any
 
 from engine.board import Geometry, geometry, squares_of
@@ -33,6 +34,7 @@ LINE_TABLE_LIMIT = 1 << 14
 """Entries kept per rank or file table before it is cleared (bounds memory in long sessions)."""
 
 _State = tuple[int, int, int, int, int]
+_Runs = tuple[tuple[Move, ...], ...]
 
 
 class TaflTables:
@@ -67,8 +69,15 @@ class TaflTables:
         self._hostile_att_occupied = self._hostile[ATTACKERS, True]
         self._hostile_def_empty = self._hostile[DEFENDERS, False]
         self._hostile_def_occupied = self._hostile[DEFENDERS, True]
-        self.row_tables: list[dict[int, tuple[Move, ...]]] = [{} for _ in range(n)]
-        self.column_tables: list[dict[int, tuple[Move, ...]]] = [{} for _ in range(n)]
+        self.lines: tuple[tuple[Square, ...], ...] = g.rows + g.columns
+        """Ranks then files; bit i of a line pattern is square ``lines[line][i]``."""
+        self.size = n
+        self.king_shift = 2 * n
+        self.line_tables: list[dict[int, tuple[Move, ...]]] = [{} for _ in self.lines]
+        """Per line, the moves of the pieces on it by ``line_key``."""
+        self._runs_by_line: list[
+            tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]] | None
+        ] = [None] * len(self.lines)
 
     # -- movement ------------------------------------------------------------------------------
 
@@ -89,26 +98,79 @@ class TaflTables:
             return king or self.rules.throne_pass
         return True
 
-    def line_moves(
-        self, line: tuple[Square, ...], occupied: int, men: int, king: int
-    ) -> list[Move]:
-        """The moves along ``line`` of the pieces on it: bit i of each pattern is ``line[i]``."""
-        n = self.rules.size
+    def line_moves(self, line: int, occupied: int, men: int, king: int) -> tuple[Move, ...]:
+        """The moves along ``line`` of the men and king on it, given as bit patterns of the line
+        (bit i is square ``lines[line][i]``); remembered per line."""
+        found = self.line_tables[line].get(self.line_key(occupied, men, king))
+        if found is None:
+            found = self.new_line_moves(line, occupied, men, king)
+        return found
+
+    def line_key(self, occupied: int, men: int, king: int) -> int:
+        """The key of a line's patterns in ``line_tables``."""
+        return occupied | men << self.size | king << self.king_shift
+
+    def new_line_moves(self, line: int, occupied: int, men: int, king: int) -> tuple[Move, ...]:
+        """Work out (and remember) the moves along a line that ``line_tables`` does not hold."""
+        table = self.line_tables[line]
+        if len(table) >= LINE_TABLE_LIMIT:
+            table.clear()
+        runs = self._runs_by_line[line]
+        if runs is None:
+            runs = self._runs_by_line[line] = self._line_runs(line)
+        men_runs, king_runs = runs
         moves: list[Move] = []
-        for i, origin in enumerate(line):
-            if not (men | king) >> i & 1:
-                continue
-            is_king = bool(king >> i & 1)
-            for step in (1, -1):
-                j = i + step
-                while 0 <= j < n and not occupied >> j & 1:
-                    square = line[j]
-                    if self.may_stop(square, king=is_king):
-                        moves.append(Move(n, (origin, square)))
-                    if not self.may_pass(square, king=is_king):
-                        break
-                    j += step
-        return moves
+        pieces = men | king
+        while pieces:
+            low = pieces & -pieces
+            pieces ^= low
+            i = low.bit_length() - 1
+            up, down = king_runs[i] if king & low else men_runs[i]
+            above = occupied >> i >> 1
+            moves += up[(above & -above).bit_length() - 1] if above else up[-1]
+            moves += down[i - (occupied & (low - 1)).bit_length()]
+        found = table[self.line_key(occupied, men, king)] = tuple(moves)
+        return found
+
+    def piece_moves(self, line: int, i: int, occupied: int, *, king: bool) -> tuple[Move, ...]:
+        """The moves along ``line`` of the piece at index ``i`` (``occupied``: the line)."""
+        runs = self._runs_by_line[line]
+        if runs is None:
+            runs = self._runs_by_line[line] = self._line_runs(line)
+        up, down = runs[king][i]
+        above = occupied >> i >> 1
+        return (up[(above & -above).bit_length() - 1] if above else up[-1]) + down[
+            i - (occupied & ((1 << i) - 1)).bit_length()
+        ]
+
+    def _line_runs(self, line: int) -> tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]]:
+        """Per index of ``line``, for a man and for the king: the moves up the line when the
+        nearest piece above is ``d`` squares past the next one (entry ``d``; the last entry when
+        there is none), and the same down the line."""
+        squares = self.lines[line]
+        return tuple(  # type: ignore[return-value]
+            [
+                (
+                    self._runs(origin, squares[i + 1 :], king),
+                    self._runs(origin, squares[i - 1 :: -1] if i else (), king),
+                )
+                for i, origin in enumerate(squares)
+            ]
+            for king in (False, True)
+        )
+
+    def _runs(self, origin: Square, ray: tuple[Square, ...], king: bool) -> _Runs:
+        runs: list[tuple[Move, ...]] = []
+        moves: list[Move] = []
+        open_ray = True
+        for square in ray:
+            runs.append(tuple(moves))
+            if open_ray:
+                if self.may_stop(square, king=king):
+                    moves.append(Move(self.size, (origin, square)))
+                open_ray = self.may_pass(square, king=king)
+        runs.append(tuple(moves))
+        return tuple(runs)
 
     # -- hostility -----------------------------------------------------------------------------
 
@@ -177,6 +239,14 @@ class TaflGame(Game):
         self._att_t = sum(g.transposed_bit[s] for s, p in pieces.items() if p is Piece.ATTACKER)
         self._dfd_t = sum(g.transposed_bit[s] for s, p in pieces.items() if p is Piece.DEFENDER)
         self._king = kings[0]
+        lines = len(self._tables.lines)
+        self._line_moves: tuple[list[tuple[Move, ...]], list[tuple[Move, ...]]] = (
+            [()] * lines,
+            [()] * lines,
+        )
+        """Per side (attackers, defenders), the moves along each rank and file."""
+        self._dirty = [(1 << lines) - 1] * 2
+        """Per side, the lines whose moves must be read again."""
 
     def pieces(self) -> dict[Square, Piece]:
         pieces = dict.fromkeys(squares_of(self._att), Piece.ATTACKER)
@@ -207,7 +277,10 @@ class TaflGame(Game):
         return (self._att, self._dfd, self._king, self._att_t, self._dfd_t)
 
     def _restore(self, state: Any) -> None:
-        self._att, self._dfd, self._king, self._att_t, self._dfd_t = state
+        att, dfd, king, self._att_t, self._dfd_t = state
+        bit = self._geo.bit
+        self._touch(self._att ^ att | self._dfd ^ dfd | bit[self._king] ^ bit[king])
+        self._att, self._dfd, self._king = att, dfd, king
 
     def _key(self) -> Hashable:
         return (self._att, self._dfd, self._king)
@@ -220,46 +293,72 @@ class TaflGame(Game):
         return self._moves_of(self.turn)
 
     def _moves_of(self, side: Side) -> list[Move]:
-        """Every move of ``side``'s pieces, read from the rank and file tables."""
-        g = self._geo
-        t = self._tables
-        king_bit = g.bit[self._king]
-        king_t = g.transposed_bit[self._king]
-        occupied = self._att | self._dfd | king_bit
-        occupied_t = self._att_t | self._dfd_t | king_t
-        if side is ATTACKERS:
-            men, men_t, king_bit, king_t = self._att, self._att_t, 0, 0
-        else:
-            men, men_t = self._dfd, self._dfd_t
-        n = self.size
-        mask = g.line_mask
-        high = 2 * n
-        moves: list[Move] = []
-        for tables, lines, occ, mine, king in (
-            (t.row_tables, g.rows, occupied, men, king_bit),
-            (t.column_tables, g.columns, occupied_t, men_t, king_t),
-        ):
-            shift = 0
-            for table in tables:
-                m = mine >> shift & mask
-                k = king >> shift & mask
+        """Every move of ``side``'s pieces."""
+        return list(chain.from_iterable(self._line_moves_of(side)))
+
+    def _line_moves_of(self, side: Side) -> list[tuple[Move, ...]]:
+        """``side``'s moves per rank and file, read from the tables only for the lines that
+        changed since the last call for that side."""
+        index = side is DEFENDERS
+        cached = self._line_moves[index]
+        dirty = self._dirty[index]
+        if dirty:
+            self._dirty[index] = 0
+            g = self._geo
+            n = self.size
+            mask = g.line_mask
+            king_bit = g.bit[self._king]
+            king_t = g.transposed_bit[self._king]
+            occupied = self._att | self._dfd | king_bit
+            occupied_t = self._att_t | self._dfd_t | king_t
+            if index:
+                men, men_t = self._dfd, self._dfd_t
+            else:
+                men, men_t, king_bit, king_t = self._att, self._att_t, 0, 0
+            tables = self._tables
+            line_tables = tables.line_tables
+            high = tables.king_shift
+            while dirty:
+                low = dirty & -dirty
+                dirty ^= low
+                line = low.bit_length() - 1
+                if line < n:
+                    shift = line * n
+                    m = men >> shift & mask
+                    k = king_bit >> shift & mask
+                    o = occupied >> shift & mask
+                else:
+                    shift = (line - n) * n
+                    m = men_t >> shift & mask
+                    k = king_t >> shift & mask
+                    o = occupied_t >> shift & mask
                 if m or k:
-                    o = occ >> shift & mask
-                    key = o | m << n | k << high
-                    found = table.get(key)
+                    found = line_tables[line].get(o | m << n | k << high)
                     if found is None:
-                        if len(table) >= LINE_TABLE_LIMIT:
-                            table.clear()
-                        found = table[key] = tuple(t.line_moves(lines[shift // n], o, m, k))
-                    moves += found
-                shift += n
-        return moves
+                        found = tables.new_line_moves(line, o, m, k)
+                    cached[line] = found
+                else:
+                    cached[line] = ()
+        return cached
+
+    def _touch(self, changed: Bitboard) -> None:
+        """Mark the ranks and files of the ``changed`` squares for the move tables."""
+        lines = 0
+        line_bits = self._geo.line_bits
+        for square in squares_of(changed):
+            lines |= line_bits[square]
+        self._dirty[0] |= lines
+        self._dirty[1] |= lines
 
     def _apply(self, move: Move) -> Iterable[Square]:
         origin, target = move.path
         g = self._geo
         flip = g.bit[origin] | g.bit[target]
         flip_t = g.transposed_bit[origin] | g.transposed_bit[target]
+        lines = g.line_bits[origin] | g.line_bits[target]
+        dirty = self._dirty
+        dirty[0] |= lines
+        dirty[1] |= lines
         if self.turn is ATTACKERS:
             self._att ^= flip
             self._att_t ^= flip_t
@@ -296,6 +395,7 @@ class TaflGame(Game):
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
             captured += self._shieldwall_captures(hammer, own, row_pieces, anvils)
         if captured:
+            self._touch(sum(g.bit[s] for s in captured))
             gone = sum(g.bit[s] for s in captured)
             gone_t = sum(g.transposed_bit[s] for s in captured)
             if victim_side is DEFENDERS:
@@ -387,17 +487,31 @@ class TaflGame(Game):
 
     def _exit_fort(self) -> bool:
         """Whether the king stands in an exit fort: on the edge, able to move, walled in by
-        defenders that no attacker can ever capture (RULES.md section 1, 'Exit fort')."""
+        defenders that no attacker can ever capture (RULES.md section 1, 'Exit fort').
+
+        R is the king's square and the empty squares he reaches; no attacker may touch R. S is
+        what is left of the defenders after removing, until nothing changes, each one that has
+        on some axis neither neighbour in R, in S or off the board. A fort: the wall is in S.
+        """
         g = self._geo
         king = self._king
-        if not g.edge >> king & 1 or not self._can_move_from(king, DEFENDERS):
+        if not g.edge >> king & 1:
             return False
+        attackers = self._att
         king_bit = g.bit[king]
-        empty = g.full & ~(self._att | self._dfd | king_bit)
-        region = g.flood(king_bit, empty)
-        wall = g.spread(region) & ~region
-        if wall & self._att:
+        open_squares = g.full & ~(attackers | self._dfd)
+        region = king_bit
+        while True:
+            reach = g.spread(region)
+            if reach & attackers:
+                return False
+            grown = reach & open_squares
+            if grown == region:
+                break
+            region = grown
+        if not self._piece_moves(king):
             return False
+        wall = g.spread(region) & ~region
         n = self.size
         solid = self._dfd
         while True:
@@ -429,18 +543,23 @@ class TaflGame(Game):
         return False
 
     def _can_move(self, side: Side) -> bool:
-        """Whether ``side`` has a legal move (a quick look next door first, then the tables)."""
-        g = self._geo
-        king_bit = g.bit[self._king]
-        empty = g.full & ~(self._att | self._dfd | king_bit)
-        men = self._att if side is ATTACKERS else self._dfd
-        if g.spread(men) & empty & self._tables.men_stops:
-            return True
-        return bool(self._moves_of(side))
+        """Whether ``side`` has a legal move."""
+        return any(self._line_moves_of(side))
 
-    def _can_move_from(self, square: Square, side: Side) -> bool:
-        """Whether ``side``'s piece on ``square`` has a legal move."""
-        return any(m.origin == square for m in self._moves_of(side))
+    def _piece_moves(self, square: Square) -> tuple[Move, ...]:
+        """The moves of the piece on ``square``."""
+        g = self._geo
+        n = self.size
+        mask = g.line_mask
+        king_t = g.transposed_bit[self._king]
+        occupied = self._att | self._dfd | g.bit[self._king]
+        occupied_t = self._att_t | self._dfd_t | king_t
+        rank, file = divmod(square, n)
+        is_king = square == self._king
+        piece_moves = self._tables.piece_moves
+        return piece_moves(rank, file, occupied >> rank * n & mask, king=is_king) + piece_moves(
+            n + file, rank, occupied_t >> file * n & mask, king=is_king
+        )
 
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         repetition = self.rules.repetition
