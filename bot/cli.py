@@ -7,10 +7,15 @@ import asyncio
 import logging
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from bot.config import TOKEN_HELP, ConfigError, Settings
+
+if TYPE_CHECKING:
+    from bot.models import GameState
+    from engine import Game
 
 EXIT_ERROR = 1
 EXIT_USAGE = 2
@@ -61,6 +66,12 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         help="also write the board as a PNG image into DIR after each move",
     )
     play.add_argument("--ai", metavar="SIDE", help="the side the computer plays, e.g. defenders")
+    play.add_argument(
+        "--ai-time",
+        metavar="SECONDS",
+        type=float,
+        help="how long the AI may think per move (default: 2)",
+    )
     play.add_argument("--ascii", action="store_true", help="draw the board with letters only")
     play.set_defaults(run=run_play)
 
@@ -123,7 +134,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return status
     except CommandError as error:
         return fail(str(error), error.status)
-    except (ConfigError, ValueError, OSError) as error:
+    except OSError as error:
+        where = f"{error.filename}: " if error.filename else ""
+        return fail(f"{where}{error.strerror or error}")
+    except (ConfigError, ValueError) as error:
         return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
@@ -150,6 +164,8 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
         ai_side = next((side for side in sides if side == args.ai.strip().lower()), None)
         if ai_side is None:
             raise CommandError(f"--ai takes the side the computer plays: {' or '.join(sides)}", 2)
+    if args.ai_time is not None and not args.ai_time > 0:
+        raise CommandError("--ai-time is a number of seconds above 0, like 0.5", 2)
     if not args.db.parent.is_dir():
         raise CommandError(f"can't keep the game in {args.db}: {args.db.parent} is not a folder")
     resume_command = "tafl play --resume"
@@ -163,6 +179,7 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
             variant=args.variant,
             resume=args.resume,
             ai_side=ai_side,
+            ai_time_limit=args.ai_time,
             png_dir=args.png,
             glyphs=ASCII if args.ascii else None,
             resume_command=resume_command,
@@ -183,16 +200,48 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     )
     from bot.discord import run
 
-    run(settings.discord_token, args.db, args.sync, args.guild)
+    run(settings.discord_token, str(args.db), sync=args.sync, guild=args.guild)
     return 0
 
 
 def run_render(args: argparse.Namespace, settings: Settings) -> int:
-    raise NotImplementedError
+    from engine import DEFAULT_VARIANT, Game, resolve_rules
+    from renderer import render
+
+    source: str = args.source
+    if source.strip().startswith("/") and not Path(source).is_file():
+        variant = args.variant or DEFAULT_VARIANT
+        game = Game.from_position(variant, source.strip(), resolve_rules(variant).first)
+    else:
+        game = read_game(Path(source), args.variant).game
+    args.output.write_bytes(render(game))
+    print(f"wrote {args.output} ({game.rules.name}, after {len(game.history)} plies)")
+    return 0
 
 
 def run_replay(args: argparse.Namespace, settings: Settings) -> int:
-    raise NotImplementedError
+    from bot.models import build_report, numbered_moves
+    from bot.terminal import board_text, glyphs_for, legend
+
+    replayed = read_game(args.file, args.variant)
+    game = replayed.game
+    glyphs = glyphs_for(sys.stdout)
+    print(board_text(game, glyphs))
+    print(legend(game, glyphs))
+    print()
+    if replayed.unplayed:
+        print(
+            f"Note: these rules end the game after {len(game.history)} plies; "
+            f"the record's last {replayed.unplayed} were not played."
+        )
+    if game.outcome is None:
+        print(
+            f"{game.rules.name}: not finished; {game.turn} to move after {len(game.history)} plies."
+        )
+        print("\n".join(numbered_moves(game.history)))
+    else:
+        print(build_report(replayed_state(game)).text())
+    return 0
 
 
 def run_variants(args: argparse.Namespace, settings: Settings) -> int:
@@ -204,3 +253,59 @@ def run_variants(args: argparse.Namespace, settings: Settings) -> int:
         size = f"{rules.size}x{rules.size}"
         print(f"{variant_id:<{width}}  {size:>5}  {rules.name}{default}")
     return 0
+
+
+# -- reading game records -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ReadGame:
+    """A game replayed from a file, every move checked; ``unplayed`` recorded plies came after
+    the end the engine found."""
+
+    game: Game
+    unplayed: int = 0
+
+
+def read_game(path: Path, variant: str | None = None) -> ReadGame:
+    """Replay a game file: an OpenTafl record, or one CSV game line of ``variant``'s data."""
+    from engine import DEFAULT_VARIANT
+    from engine.record import game_from_record, parse_data_line, replay_data_game
+
+    text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    lines = [line for line in text.splitlines() if line.strip()]
+    if not lines:
+        raise CommandError(f"{path} is empty; expected an OpenTafl record or a CSV game line")
+    if lines[0].lstrip().startswith("["):
+        if variant is not None:
+            raise CommandError("--variant is for CSV lines; an OpenTafl record names its rules")
+        return ReadGame(game_from_record(text))
+    if len(lines) > 1:
+        raise CommandError(
+            f"{path} has {len(lines)} lines; a CSV game file must hold exactly one game line"
+        )
+    data = parse_data_line(lines[0])
+    replay = replay_data_game(data, variant or DEFAULT_VARIANT)
+    return ReadGame(replay.game, len(data.moves) - replay.played)
+
+
+def replayed_state(game: Game) -> GameState:
+    """A finished game that is not stored, as the service would hold it (for its report)."""
+    from bot.models import Channel, GameState, GameStatus, utc_now
+    from bot.terminal import side_players
+
+    now = utc_now()
+    return GameState(
+        id=0,
+        channel=Channel("replay"),
+        variant=game.variant,
+        rules_string=game.rules_string,
+        players=side_players(game.rules_string),
+        status=GameStatus.FINISHED,
+        version=len(game.history),
+        created_at=now,
+        updated_at=now,
+        finished_at=now,
+        game=game,
+        move_times=[now] * len(game.history),
+    )
