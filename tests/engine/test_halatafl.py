@@ -372,3 +372,15 @@ def test_random_games_keep_the_rules(seed: int) -> None:
         positions.pop()
         game.undo()
         assert game.position() == positions[-1]
+
+
+def test_opening_b2_d4_leaves_black_without_a_move() -> None:
+    # A consequence of RULES.md as written (no backward steps, no legal move loses): after b2-d4
+    # the only empty squares Black could use are b2 and the corners, and none is in reach.
+    game = HalataflGame()
+    game.play("b2-d4")
+    assert game.outcome == Outcome(Side.WHITE, Reason.NO_LEGAL_MOVES)
+    mirrored = HalataflGame()
+    mirrored.play("f2-d4")  # f4 is Black's, so f4-f2 answers it
+    assert mirrored.outcome is None
+    assert "f4-f2" in {str(m) for m in mirrored.legal_moves()}
