@@ -24,7 +24,7 @@ from engine.types import Move, Piece, Side, Square
 WIN = 1_000_000
 """The score of a won position; a win found ``n`` plies ahead scores ``WIN - n``."""
 MAX_DEPTH = 64
-_CHECK_EVERY = 128
+_CHECK_EVERY = 8
 """Nodes between two looks at the clock."""
 _TABLE_LIMIT = 300_000
 
