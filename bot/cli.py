@@ -232,7 +232,7 @@ def run_replay(args: argparse.Namespace, settings: Settings) -> int:
     if replayed.unplayed:
         print(
             f"Note: these rules end the game after {len(game.history)} plies; "
-            f"the record's last {replayed.unplayed} were not played."
+            f"the record goes on for {replayed.unplayed} more, not played."
         )
     if game.outcome is None:
         print(

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import subprocess
 import sys
@@ -11,6 +12,9 @@ import pytest
 
 from bot import config
 from bot.cli import main
+from bot.models import GameStatus
+from bot.service import GameService
+from bot.storage import Store
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "NzkzNDU2.secret-token.value"
@@ -30,11 +34,16 @@ TAFL = [sys.executable, "-c", "import sys; from bot.cli import main; sys.exit(ma
 
 
 def run_tafl(
-    *args: str, cwd: Path, stdin: str = "", command: list[str] = TAFL
+    *args: str,
+    cwd: Path,
+    stdin: str = "",
+    command: list[str] = TAFL,
+    env: dict[str, str] | None = None,
 ) -> subprocess.CompletedProcess[str]:
     """``tafl ARGS`` as a new process fed ``stdin``, without the project's settings."""
     environ = {k: v for k, v in os.environ.items() if k not in config.ENV_VARS}
     environ["PYTHONPATH"] = str(ROOT)
+    environ.update(env or {})
     return subprocess.run(
         [*command, *args],
         input=stdin,
@@ -107,7 +116,7 @@ def test_bot_hands_the_token_to_the_adapter_and_never_prints_it(
 ) -> None:
     calls: list[tuple[object, ...]] = []
 
-    def fake_run(token: str, db_path: Path, sync: bool, guild: int | None) -> None:
+    def fake_run(token: str, db_path: str, *, sync: bool, guild: int | None) -> None:
         calls.append((token, db_path, sync, guild))
 
     import bot.discord
@@ -115,7 +124,7 @@ def test_bot_hands_the_token_to_the_adapter_and_never_prints_it(
     monkeypatch.setattr(bot.discord, "run", fake_run, raising=False)
     (clean_environment / ".env").write_text(f"DISCORD_TOKEN={SECRET}\nTAFL_DB=games.sqlite3\n")
     assert main(["bot", "--sync", "--guild", "42"]) == 0
-    assert calls == [(SECRET, Path("games.sqlite3"), True, 42)]
+    assert calls == [(SECRET, "games.sqlite3", True, 42)]
     out, err = capsys.readouterr()
     assert SECRET not in out + err
 
@@ -177,3 +186,216 @@ def test_python_dash_m_bot_runs_the_bot_command(clean_environment: Path) -> None
     done = run_tafl(cwd=clean_environment, command=[sys.executable, "-m", "bot"])
     assert done.returncode == 2
     assert done.stderr.startswith("tafl: no Discord token") and done.stdout == ""
+
+
+# -- tafl play as a user runs it ------------------------------------------------------------------
+
+ESCAPE_GAME = "d6-c6 e4-e6 d1-e1 d5-g5 f4-f5 d3-g3 b4-b3 d4-g4 d7-f7 g3-f3 d2-g2 g4-g3 e1-e2 g3-g1"
+"""A Brandubh game of shared/data/brandubh.csv: the defenders take g4 and g2, the king escapes."""
+
+
+def lines(*commands: str) -> str:
+    return "".join(f"{command}\n" for command in commands)
+
+
+def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) -> None:
+    moves = ESCAPE_GAME.split()
+    db = "games.sqlite3"
+    first = run_tafl(
+        "play", "--variant", "brandubh", "--db", db,
+        cwd=clean_environment,
+        stdin=lines(*moves[:2], "d1-d9", "d1-e1", "undo", *moves[2:6], "quit"),
+    )  # fmt: skip
+    assert first.returncode == 0, first.stderr
+    out = first.stdout
+    assert "d1-d9: d9 is off the board; squares go from a1 to g7" in out
+    assert "took back attackers d1-e1" in out
+    assert "3. defenders d3-g3, capturing g4" in out
+    assert "Game #1 is saved (6 plies)" in out and "tafl play --resume --db games.sqlite3" in out
+
+    refused = run_tafl("play", "--db", db, cwd=clean_environment, stdin=lines("d6-c6"))
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("tafl: an unfinished game is saved (game #1, Brandubh")
+
+    second = run_tafl(
+        "play", "--resume", "--db", db, cwd=clean_environment, stdin=lines(*moves[6:])
+    )
+    assert second.returncode == 0, second.stderr
+    report = second.stdout.split("\n\nBrandubh, game #1\n", 1)[1].splitlines()
+    assert report[:4] == [
+        "attackers: Attackers, defenders: Defenders",
+        "Defenders (defenders) won: the king escaped.",
+        "7 moves (14 plies).",
+        "Captures: attackers 0, defenders 2.",
+    ]
+    assert report[4].startswith("Duration: ") and report[4].endswith(" s.")
+    assert report[5:] == [
+        "",
+        "1. d6-c6 e4-e6",
+        "2. d1-e1 d5-g5",
+        "3. f4-f5 d3-g3xg4",
+        "4. b4-b3 d4-g4",
+        "5. d7-f7 g3-f3",
+        "6. d2-g2 g4-g3xg2",
+        "7. e1-e2 g3-g1",
+        f"Saved as game #1 in {db}.",
+    ]
+
+    nothing = run_tafl("play", "--resume", "--db", db, cwd=clean_environment)
+    assert nothing.returncode == 1
+    assert (
+        nothing.stderr
+        == "tafl: there is no unfinished game to resume; start one with `tafl play`\n"
+    )
+
+    async def saved() -> tuple[GameStatus, list[str], str]:
+        store = await Store.open(clean_environment / db)
+        try:
+            state = await GameService(store).get_game(1)
+        finally:
+            await store.close()
+        return state.status, [p.notation for p in state.game.history], state.game.rules.id
+
+    status, notations, variant = asyncio.run(saved())
+    assert status is GameStatus.FINISHED and variant == "brandubh"
+    expected = list(moves)
+    expected[5] += "xg4"
+    expected[11] += "xg2"
+    assert notations == expected
+
+
+def test_play_draws_with_letters_when_the_output_cannot_encode_unicode(
+    clean_environment: Path,
+) -> None:
+    done = run_tafl(
+        "play", "--variant", "brandubh", cwd=clean_environment, stdin=lines("d6-c6"),
+        env={"PYTHONIOENCODING": "ascii"},
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "4 | t t T K T t t | 4" in done.stdout
+    assert (clean_environment / "tafl.sqlite3").exists()
+
+
+# -- replay and render ----------------------------------------------------------------------------
+
+ESCAPE_CSV = (
+    "d6-c6 e4-e6 d1-e1 d5-g5 f4-f5 d3-g3xg4 b4-b3 d4-g4 d7-f7 g3-f3 d2-g2 g4-g3xg2 e1-e2 g3-g1"
+    ",0,2,White\n"
+)
+
+
+def report_lines(stdout: str) -> list[str]:
+    """The report's lines from its result line on (the title names the game's id)."""
+    lines = stdout.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("attackers: "))
+    return lines[start:]
+
+
+def test_replay_of_a_csv_line_checks_it_and_prints_the_play_report(clean_environment: Path) -> None:
+    (clean_environment / "game.csv").write_text(ESCAPE_CSV)
+    done = run_tafl("replay", "game.csv", "--variant", "brandubh", cwd=clean_environment)
+    assert done.returncode == 0, done.stderr
+    played = run_tafl(
+        "play", "--variant", "brandubh", cwd=clean_environment, stdin=lines(*ESCAPE_GAME.split())
+    )
+    replayed = [line for line in report_lines(done.stdout) if not line.startswith("Duration")]
+    expected = [line for line in report_lines(played.stdout) if not line.startswith("Duration")]
+    assert replayed == expected[:-1]  # play adds where it saved the game
+    assert "1 │ ▫ · · · · · ♔ │ 1" in done.stdout  # the king on his corner
+
+
+def test_replay_of_an_opentafl_record(clean_environment: Path) -> None:
+    from bot.cli import read_game
+    from engine.record import to_opentafl_record
+
+    (clean_environment / "game.csv").write_text(ESCAPE_CSV)
+    record = to_opentafl_record(read_game(clean_environment / "game.csv", "brandubh").game)
+    (clean_environment / "game.txt").write_text(record)
+    done = run_tafl("replay", "game.txt", cwd=clean_environment)
+    assert done.returncode == 0, done.stderr
+    assert "Defenders (defenders) won: the king escaped." in done.stdout
+    assert "6. d2-g2 g4-g3xg2" in done.stdout
+
+    (clean_environment / "bad.txt").write_text(record.replace("g3-f3", "g3-g2"))
+    bad = run_tafl("replay", "bad.txt", cwd=clean_environment)
+    assert bad.returncode == 1 and bad.stdout == ""
+    assert bad.stderr == (
+        "tafl: move 6 (attackers: d2-g2): g2 is taken: a piece moves only onto an empty square\n"
+    )
+
+
+def test_replay_says_where_the_rules_end_a_game_before_its_record(
+    capsys: pytest.CaptureFixture[str], clean_environment: Path
+) -> None:
+    shuffle = "g4-g5 e4-e5 g5-g4 e5-e4 " * 2 + "g4-g5"
+    (clean_environment / "draw.csv").write_text(f"{shuffle},0,0,Draw\n")
+    assert main(["replay", "draw.csv", "--variant", "brandubh"]) == 0
+    out = capsys.readouterr().out
+    assert "these rules end the game after 8 plies; the record goes on for 1 more" in out
+    assert "Draw: the position was repeated three times." in out
+
+
+def test_replay_of_an_unfinished_game_lists_its_moves(
+    capsys: pytest.CaptureFixture[str], clean_environment: Path
+) -> None:
+    (clean_environment / "open.csv").write_text("b4-b3 c4-c5 d6-c6,0,0,Ongoing\n")
+    assert main(["replay", "open.csv", "--variant", "brandubh"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[-3:] == [
+        "Brandubh: not finished; defenders to move after 3 plies.",
+        "1. b4-b3 c4-c5",
+        "2. d6-c6",
+    ]
+
+
+@pytest.mark.parametrize(
+    ("argv", "files", "message"),
+    [
+        (["replay", "missing.txt"], {}, "missing.txt: No such file or directory"),
+        (["replay", "empty.csv"], {"empty.csv": "\n"}, "empty.csv is empty"),
+        (["replay", "two.csv"], {"two.csv": ESCAPE_CSV * 2}, "has 2 lines"),
+        (["replay", "game.csv"], {"game.csv": ESCAPE_CSV}, "ply 1 (attackers: d6-c6)"),
+        (["replay", "x.csv"], {"x.csv": "d6-c6,0,0,Nobody\n"}, "the result one of"),
+        (["play", "--variant", "chess"], {}, "unknown variant 'chess'; choose one of: copenhagen"),
+        (["play", "--ai", "kings"], {}, "--ai takes the side the computer plays"),
+        (["play", "--resume", "--variant", "tablut"], {}, "--resume goes on with the saved"),
+        (["play", "--db", "no/such/dir/t.sqlite3"], {}, "no/such/dir is not a folder"),
+        (["render", "/7/", "-o", "x.png"], {}, "the position has 1 ranks"),
+        (["render", "nothing.txt", "-o", "x.png"], {}, "nothing.txt: No such file"),
+    ],
+)
+def test_bad_input_gets_one_line_and_a_non_zero_status(
+    argv: list[str],
+    files: dict[str, str],
+    message: str,
+    clean_environment: Path,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    for name, text in files.items():
+        (clean_environment / name).write_text(text)
+    assert main(argv) != 0
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and err.startswith("tafl: ")
+    assert message in err
+    assert not (clean_environment / "tafl.sqlite3").exists()
+
+
+def test_render_a_position_and_a_record(
+    capsys: pytest.CaptureFixture[str], clean_environment: Path
+) -> None:
+    from engine import VARIANTS
+
+    start = VARIANTS["brandubh"].start
+    assert main(["render", start, "--variant", "brandubh", "-o", "start.png"]) == 0
+    (clean_environment / "game.csv").write_text(ESCAPE_CSV)
+    assert main(["render", "game.csv", "--variant", "brandubh", "-o", "end.png"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [
+        "wrote start.png (Brandubh, after 0 plies)",
+        "wrote end.png (Brandubh, after 14 plies)",
+    ]
+    for name in ("start.png", "end.png"):
+        assert (clean_environment / name).read_bytes().startswith(b"\x89PNG\r\n\x1a\n")
+    assert (clean_environment / "start.png").read_bytes() != (
+        clean_environment / "end.png"
+    ).read_bytes()
