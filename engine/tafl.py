@@ -306,15 +306,16 @@ class TaflGame(Game):
             self._dirty[index] = 0
             g = self._geo
             n = self.size
+            area = n * n
             mask = g.line_mask
-            king_bit = g.bit[self._king]
-            king_t = g.transposed_bit[self._king]
-            occupied = self._att | self._dfd | king_bit
-            occupied_t = self._att_t | self._dfd_t | king_t
+            # Ranks then files as one pattern: the transposed board sits above the board.
+            kings = g.bit[self._king] | g.transposed_bit[self._king] << area
+            occupied = self._att | self._dfd | kings | (self._att_t | self._dfd_t) << area
             if index:
-                men, men_t = self._dfd, self._dfd_t
+                men = self._dfd | self._dfd_t << area
             else:
-                men, men_t, king_bit, king_t = self._att, self._att_t, 0, 0
+                men = self._att | self._att_t << area
+                kings = 0
             tables = self._tables
             line_tables = tables.line_tables
             high = tables.king_shift
@@ -322,17 +323,11 @@ class TaflGame(Game):
                 low = dirty & -dirty
                 dirty ^= low
                 line = low.bit_length() - 1
-                if line < n:
-                    shift = line * n
-                    m = men >> shift & mask
-                    k = king_bit >> shift & mask
-                    o = occupied >> shift & mask
-                else:
-                    shift = (line - n) * n
-                    m = men_t >> shift & mask
-                    k = king_t >> shift & mask
-                    o = occupied_t >> shift & mask
+                shift = line * n
+                m = men >> shift & mask
+                k = kings >> shift & mask
                 if m or k:
+                    o = occupied >> shift & mask
                     found = line_tables[line].get(o | m << n | k << high)
                     if found is None:
                         found = tables.new_line_moves(line, o, m, k)
