@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -13,7 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
-from bot.discord.replies import report_error
+from bot.discord.replies import ANSWER_BUDGET, report_error
 from bot.discord.views import DYNAMIC_ITEMS
 from bot.models import Challenge, utc_now
 from bot.service import GameService
@@ -48,13 +49,14 @@ class TaflBot(commands.Bot):
 
     def __init__(
         self,
-        db_path: str,
+        db_path: str | os.PathLike[str],
         *,
         sync: bool = False,
         sync_guild: int | None = None,
         clock: Callable[[], datetime] = utc_now,
         sweep_interval: float = SWEEP_INTERVAL,
         ai_time_limit: float | None = None,
+        answer_budget: float = ANSWER_BUDGET,
         **options: Any,
     ) -> None:
         options.setdefault("intents", bot_intents())
@@ -69,6 +71,8 @@ class TaflBot(commands.Bot):
         self.clock = clock
         self.sweep_interval = sweep_interval
         self.ai_time_limit = ai_time_limit
+        self.answer_budget = answer_budget
+        """Seconds an interaction waits for its answer before it is deferred."""
         self.challenge_messages: dict[int, tuple[int, int]] = {}
         """Challenge id -> (channel id, message id) of the challenges posted since start-up."""
         self._store: Store | None = None
@@ -89,7 +93,7 @@ class TaflBot(commands.Bot):
     async def setup_hook(self) -> None:
         from bot.discord.cog import TaflCog
 
-        self._store = await Store.open(self.db_path)
+        self._store = await Store.open(os.fspath(self.db_path))
         if self.ai_time_limit is None:
             self._service = GameService(self._store, self.clock)
         else:
@@ -153,7 +157,7 @@ class TaflBot(commands.Bot):
         return expired
 
 
-def create_bot(db_path: str, **options: Any) -> TaflBot:
+def create_bot(db_path: str | os.PathLike[str], **options: Any) -> TaflBot:
     """The bot, built but not started (see ``TaflBot`` for the options)."""
     return TaflBot(db_path, **options)
 

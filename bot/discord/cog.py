@@ -17,6 +17,7 @@ from bot.errors import ChallengeClosed, NoGameHere, OfferClosed, ServiceError
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
+    ChallengeStatus,
     GameState,
     MoveResult,
     Offer,
@@ -185,7 +186,6 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         except ChallengeClosed:
             await self.show_challenge(reply, challenge_id)
             raise
-        self.bot.challenge_messages.pop(challenge_id, None)
         await self.show_challenge(reply, challenge_id)
         if state is not None:
             await reply.send(await present.start_message(state))
@@ -206,6 +206,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     async def show_challenge(self, reply: Reply, challenge_id: int) -> None:
         """Replace the challenge message by the challenge as it now stands."""
         challenge = await self.service.get_challenge(challenge_id)
+        if challenge.status is not ChallengeStatus.OPEN:
+            self.bot.challenge_messages.pop(challenge_id, None)
         await reply.update(present.challenge_message(challenge))
 
     async def on_offer_button(

@@ -87,10 +87,12 @@ class Reply:
 
     @classmethod
     def of(cls, interaction: discord.Interaction) -> Reply:
-        """The Reply of ``interaction``, started on first use (one per interaction)."""
+        """The Reply of ``interaction``, started on first use (one per interaction); the
+        budget is the client's ``answer_budget`` if it has one."""
         reply = interaction.extras.get(_REPLY_KEY)
         if not isinstance(reply, Reply):
-            reply = cls(interaction)
+            budget = getattr(interaction.client, "answer_budget", ANSWER_BUDGET)
+            reply = cls(interaction, budget)
             interaction.extras[_REPLY_KEY] = reply
         return reply
 
