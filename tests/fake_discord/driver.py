@@ -174,9 +174,15 @@ class Reply:
                 lambda: "",
             )
         except NotAnswered:
+            refused = [
+                str(v)
+                for v in self.fake.violations
+                if str(record.id) in v.route or record.token in v.route
+            ]
             raise InteractionFailed(
                 f"the bot did not respond to {record.name} within "
                 f"{self.fake.world.response_deadline:g} s (Discord shows 'This interaction failed')"
+                + "".join(f"\n  refused: {line}" for line in refused)
             ) from None
         return self
 
@@ -546,6 +552,13 @@ class FakeDiscord:
     def add_channel(self, name: str, *, guild: Guild | None = None) -> Channel:
         """A new text channel (default: in the default guild)."""
         return self.world.add_channel(guild or self.guild, name)
+
+    def add_thread(
+        self, name: str, *, parent: Channel | None = None, owner: User | None = None
+    ) -> Channel:
+        """A new public thread (default: under the default channel, started by the bot)."""
+        account = owner.account if owner is not None else self.world.bot
+        return self.world.add_thread(parent or self.channel, name, account)
 
     def add_role(self, name: str, *, guild: Guild | None = None) -> Role:
         """A new role (for role options); give it with `member_of(...).roles.append(role.id)`."""

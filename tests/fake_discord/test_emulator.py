@@ -123,6 +123,56 @@ async def post(interaction: discord.Interaction[TinyBot], text: str) -> None:
     await interaction.followup.send("posted", ephemeral=True)
 
 
+class GameName(discord.ui.Modal, title="Name the game"):
+    game_name: discord.ui.TextInput[GameName] = discord.ui.TextInput(
+        label="Name", custom_id="game-name"
+    )
+
+    async def on_submit(self, interaction: discord.Interaction[Any]) -> None:
+        await interaction.response.send_message(f"named {self.game_name.value}")
+
+
+class Setup(discord.ui.View):
+    def __init__(self) -> None:
+        super().__init__(timeout=None)
+
+    @discord.ui.select(
+        custom_id="variant",
+        placeholder="Variant",
+        options=[
+            discord.SelectOption(label="Copenhagen", value="copenhagen"),
+            discord.SelectOption(label="Brandubh", value="brandubh"),
+        ],
+    )
+    async def variant(
+        self, interaction: discord.Interaction[Any], select: discord.ui.Select[Setup]
+    ) -> None:
+        await interaction.response.edit_message(content=f"variant {select.values[0]}")
+
+    @discord.ui.button(label="Name the game", custom_id="name")
+    async def name(
+        self, interaction: discord.Interaction[Any], button: discord.ui.Button[Setup]
+    ) -> None:
+        await interaction.response.send_modal(GameName())
+
+
+@tafl.command(description="Set a game up")
+async def setup(interaction: discord.Interaction[TinyBot]) -> None:
+    await interaction.response.send_message("set up", view=Setup())
+
+
+@tafl.command(description="Open a thread and tell the user privately")
+async def invite(interaction: discord.Interaction[TinyBot], thread_name: str) -> None:
+    await interaction.response.defer(thinking=True, ephemeral=True)
+    await interaction.user.send("your game is ready")
+    assert isinstance(interaction.channel, discord.TextChannel)
+    thread = await interaction.channel.create_thread(
+        name=thread_name, type=discord.ChannelType.public_thread
+    )
+    await thread.send("play here")
+    await interaction.followup.send(f"thread {thread.mention}", ephemeral=True)
+
+
 class TinyBot(commands.Bot):
     """The smallest bot exercising what the tafl bot needs."""
 
@@ -393,3 +443,29 @@ async def test_attachment_option_fills_resolved(fake_discord: FakeDiscord) -> No
     assert name == "/upload" and attachment["filename"] == "game.txt"
     assert data["options"][0]["value"] == attachment["id"]
     assert fake_discord.world.attachments[int(attachment["id"])].data == b"1. d1-d4"
+
+
+async def test_select_modal_thread_and_dm(fake_discord: FakeDiscord) -> None:
+    alice = fake_discord.add_user("alice")
+    async with fake_discord.running(TinyBot()):
+        reply = await alice.slash("tafl setup")
+        picked = await alice.select(reply, "Variant", ["brandubh"])
+        assert picked.type == 7 and picked.content == "variant brandubh"
+        with pytest.raises(DriverError, match="offers"):
+            await alice.select(reply, "variant", ["hnefatafl"])
+
+        opened = await alice.click(reply, "Name the game")
+        assert opened.type == 9 and opened.modal is not None
+        assert opened.modal["title"] == "Name the game"
+        named = await alice.submit_modal(opened, {"game-name": "Friday"})
+        assert named.content == "named Friday"
+
+        invited = await alice.slash("tafl invite", thread_name="Friday game")
+        shown = await invited.result()
+        assert shown.ephemeral and shown.content.startswith("thread <#")
+        [thread] = fake_discord.guild.threads
+        assert thread.name == "Friday game"
+        assert [m.content for m in thread.messages] == ["play here"]
+        assert [m.content for m in alice.dm.messages] == ["your game is ready"]
+        moved = await alice.slash("tafl move", move="d1-d4", channel=thread)
+        assert moved.message is not None and moved.message.channel is thread

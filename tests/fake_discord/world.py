@@ -91,6 +91,7 @@ class World:
         self.messages: dict[int, Message] = {}
         self.attachments: dict[int, Attachment] = {}
         self.interactions: dict[int, InteractionRecord] = {}
+        self.interactions_by_token: dict[str, InteractionRecord] = {}
         self.global_commands = CommandSet()
         self.guild_commands: dict[int, CommandSet] = {}
         self.command_syncs = 0
@@ -452,6 +453,7 @@ class World:
         )
         record.payload = self._interaction_payload(record, data)
         self.interactions[record.id] = record
+        self.interactions_by_token[record.token] = record
         self.emit(Event("INTERACTION_CREATE", record.payload))
         return record
 
@@ -590,7 +592,7 @@ class World:
 
     def webhook_interaction(self, app_id: int, token: str) -> InteractionRecord:
         """The interaction behind a webhook token, checked for age and an initial response."""
-        record = next((r for r in self.interactions.values() if r.token == token), None)
+        record = self.interactions_by_token.get(token)
         if app_id != self.app_id or record is None:
             raise error(rules.UNKNOWN_WEBHOOK, f"no interaction token for application {app_id}")
         age = self.now() - record.created
@@ -622,6 +624,7 @@ class World:
         if (
             original is not None
             and original.loading
+            and not original.deleted  # deleting the loading message frees the first follow-up
             and record.response_type == rules.DEFERRED_CHANNEL_MESSAGE
         ):
             message = self.edit_message(original, body, uploads)
