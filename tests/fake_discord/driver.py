@@ -172,6 +172,7 @@ class Reply:
                 lambda: True if record.response_type is not None else None,
                 max(remaining, 0.0) + 0.05,
                 lambda: "",
+                topics=(record,),
             )
         except NotAnswered:
             refused = [
@@ -209,6 +210,7 @@ class Reply:
             probe,
             self.fake.timeout if timeout is None else timeout,
             lambda: f"the bot deferred {record.name} (type {kind}) and never sent its answer",
+            topics=(record, record.source_message),
         )
 
     async def followup(self, index: int = 0, *, timeout: float | None = None) -> Message:
@@ -222,6 +224,7 @@ class Reply:
             probe,
             self.fake.timeout if timeout is None else timeout,
             lambda: f"follow-up #{index} to {record.name} never came",
+            topics=(record,),
         )
 
 

@@ -7,7 +7,6 @@ Objects here are plain records with the payload builders that turn them into the
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import io
 import time
 from collections.abc import Callable
@@ -56,17 +55,21 @@ class NotAnswered(AssertionError):
 
 
 class ChangeFeed:
-    """Wakes waiters whenever the emulator's state changes."""
+    """Wakes waiters when the state changes: those watching a changed object (topic), and
+    those watching everything."""
 
     POLL_SECONDS = 0.02  # re-check interval for conditions on state outside the emulator
+    EVERYTHING = "everything"
 
     def __init__(self) -> None:
-        self._event = asyncio.Event()
+        self._waiters: dict[object, set[asyncio.Future[None]]] = {}
 
-    def notify(self) -> None:
-        """Something changed: let every waiter re-check its condition."""
-        self._event.set()
-        self._event = asyncio.Event()
+    def notify(self, *topics: object) -> None:
+        """These objects changed (None entries are ignored)."""
+        for topic in (*topics, self.EVERYTHING):
+            for waiter in self._waiters.pop(topic, ()) if topic is not None else ():
+                if not waiter.done():
+                    waiter.set_result(None)
 
     async def wait_until(
         self,
@@ -74,14 +77,17 @@ class ChangeFeed:
         timeout: float,
         describe: Callable[[], str],
         *,
+        topics: tuple[object, ...] = (),
         poll: bool = False,
     ) -> T:
         """Return probe()'s first non-None result; raise NotAnswered after `timeout` seconds.
 
-        With poll=True the probe is also re-checked every POLL_SECONDS (for the bot's state).
+        The probe is re-run when one of `topics` changes (any change if none are given) and,
+        with poll=True, every POLL_SECONDS too (for conditions on the bot's own state).
         """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + timeout
+        keys = tuple(t for t in topics if t is not None) or (self.EVERYTHING,)
         while True:
             result = probe()
             if result is not None:
@@ -89,11 +95,22 @@ class ChangeFeed:
             remaining = deadline - loop.time()
             if remaining <= 0:
                 raise NotAnswered(f"{describe()} (waited {timeout:g} s)")
-            event = self._event
-            with contextlib.suppress(TimeoutError):
+            waiter: asyncio.Future[None] = loop.create_future()
+            for key in keys:
+                self._waiters.setdefault(key, set()).add(waiter)
+            try:
                 await asyncio.wait_for(
-                    event.wait(), min(remaining, self.POLL_SECONDS) if poll else remaining
+                    waiter, min(remaining, self.POLL_SECONDS) if poll else remaining
                 )
+            except TimeoutError:
+                pass
+            finally:
+                for key in keys:
+                    waiting = self._waiters.get(key)
+                    if waiting is not None:
+                        waiting.discard(waiter)
+                        if not waiting:
+                            del self._waiters[key]
 
 
 @dataclass(eq=False)
@@ -350,7 +367,10 @@ class Channel:
             return next((m for m in self.messages if check is None or check(m)), None)
 
         return await self.feed.wait_until(
-            probe, timeout, lambda: f"no matching message appeared in #{self.name}"
+            probe,
+            timeout,
+            lambda: f"no matching message appeared in #{self.name}",
+            topics=(self,),
         )
 
     def payload(self) -> JSON:

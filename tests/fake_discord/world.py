@@ -110,9 +110,9 @@ class World:
         self.violations.append(Violation(failure.code, failure.message, route, failure.detail))
         self.feed.notify()
 
-    def changed(self) -> None:
-        """Wake everything waiting on the state."""
-        self.feed.notify()
+    def changed(self, *topics: object) -> None:
+        """Wake what waits on these objects, or on any change."""
+        self.feed.notify(*topics)
 
     # ----------------------------------------------------------------- the world's contents
 
@@ -325,7 +325,7 @@ class World:
                     message,
                 )
             )
-        self.changed()
+        self.changed(channel, interaction)
         return message
 
     def edit_message(
@@ -354,7 +354,7 @@ class World:
                     message,
                 )
             )
-        self.changed()
+        self.changed(message, message.channel, message.interaction)
         return message
 
     def delete_message(self, message: Message) -> None:
@@ -365,7 +365,7 @@ class World:
             if message.channel.guild is not None:
                 data["guild_id"] = str(message.channel.guild.id)
             self.emit(Event("MESSAGE_DELETE", data, _message_intent(message.channel)))
-        self.changed()
+        self.changed(message, message.channel, message.interaction)
 
     def _message_event(self, message: Message) -> JSON:
         data = message.payload()
@@ -535,7 +535,7 @@ class World:
             record.edits_at_response = record.source_message.edits
         if message is not None:
             record.original = message
-        self.changed()
+        self.changed(record)
         return self._callback_body(record, message)
 
     def _apply_response(
@@ -633,7 +633,7 @@ class World:
                 record.channel, self.bot, body, uploads, interaction=record, ephemeral_allowed=True
             )
         record.followups.append(message)
-        self.changed()
+        self.changed(record)
         return message
 
     def webhook_message(self, record: InteractionRecord, message_id: str) -> Message:
