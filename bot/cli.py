@@ -5,10 +5,13 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
 from bot.config import TOKEN_HELP, ConfigError, Settings
@@ -171,20 +174,21 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
     resume_command = "tafl play --resume"
     if args.db != settings.db_path:
         resume_command += f" --db {args.db}"
-    report = asyncio.run(
-        play_in_terminal(
-            args.db,
-            sys.stdin,
-            sys.stdout,
-            variant=args.variant,
-            resume=args.resume,
-            ai_side=ai_side,
-            ai_time_limit=args.ai_time,
-            png_dir=args.png,
-            glyphs=ASCII if args.ascii else None,
-            resume_command=resume_command,
+    with interrupts_as_keyboard_interrupt():
+        report = asyncio.run(
+            play_in_terminal(
+                args.db,
+                sys.stdin,
+                sys.stdout,
+                variant=args.variant,
+                resume=args.resume,
+                ai_side=ai_side,
+                ai_time_limit=args.ai_time,
+                png_dir=args.png,
+                glyphs=ASCII if args.ascii else None,
+                resume_command=resume_command,
+            )
         )
-    )
     if report is not None:
         print(f"Saved as game #{report.game_id} in {args.db}.")
     return 0
@@ -309,3 +313,18 @@ def replayed_state(game: Game) -> GameState:
         game=game,
         move_times=[now] * len(game.history),
     )
+
+
+@contextmanager
+def interrupts_as_keyboard_interrupt() -> Iterator[None]:
+    """Ctrl-C raises KeyboardInterrupt where the program is, even in a blocking read inside
+    ``asyncio.run`` (whose own handler would only cancel the task once the read returns)."""
+
+    def interrupt(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt
+
+    previous = signal.signal(signal.SIGINT, interrupt)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)

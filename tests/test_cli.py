@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -399,3 +400,29 @@ def test_render_a_position_and_a_record(
     assert (clean_environment / "start.png").read_bytes() != (
         clean_environment / "end.png"
     ).read_bytes()
+
+
+def test_ctrl_c_at_the_prompt_quits_at_once_and_keeps_the_game(clean_environment: Path) -> None:
+    environ = {k: v for k, v in os.environ.items() if k not in config.ENV_VARS}
+    environ["PYTHONPATH"] = str(ROOT)
+    process = subprocess.Popen(
+        [*TAFL, "play", "--variant", "brandubh"],
+        cwd=clean_environment,
+        env=environ,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    process.stdin.write("d6-c6\n")
+    process.stdin.flush()
+    seen = ""
+    while not seen.endswith("1. defenders> "):
+        char = process.stdout.read(1)
+        assert char, f"tafl stopped before its second prompt: {seen[-300:]}"
+        seen += char
+    process.send_signal(signal.SIGINT)  # the input stays open: only the interrupt can end it
+    out, err = process.communicate(timeout=30)
+    assert process.returncode == 0, err
+    assert "Game #1 is saved (1 ply)" in out and "Traceback" not in err
