@@ -657,9 +657,7 @@ class FakeDiscord:
 
     async def disconnect(self, *, resumable: bool = True) -> None:
         """Drop the bots' gateway sockets; they reconnect and RESUME (or IDENTIFY anew)."""
-        if not resumable:
-            self.server.sessions.clear()
-        await self.server.drop_connections(4000)
+        await self.server.drop_connections(4000, forget=not resumable)
 
     @asynccontextmanager
     async def gateway_paused(self) -> AsyncIterator[None]:

@@ -453,9 +453,12 @@ class Server:
             if session.connection is None or session.connection.ws.closed:
                 del self.sessions[session.id]
 
-    async def drop_connections(self, code: int) -> None:
-        """Close every gateway socket with `code` (4000 lets the bot RESUME)."""
-        for session in self.live_sessions:
+    async def drop_connections(self, code: int, *, forget: bool = False) -> None:
+        """Close every gateway socket with `code` (4000 lets the bot RESUME, unless `forget`)."""
+        live = self.live_sessions
+        if forget:
+            self.sessions.clear()
+        for session in live:
             if session.connection is not None:
                 connection, session.connection = session.connection, None
                 connection.stop()
