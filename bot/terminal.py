@@ -351,9 +351,9 @@ class TerminalGame:
 
     def read(self, prompt: str) -> str | None:
         """A line of input; None at the end of input or on Ctrl-C."""
-        self.stdout.write(prompt)
-        self.stdout.flush()
         try:
+            self.stdout.write(prompt)
+            self.stdout.flush()
             line = self.stdin.readline()
         except KeyboardInterrupt:
             line = ""
