@@ -239,5 +239,13 @@ def build_report(state: GameState) -> Report:
         started_at=state.created_at,
         finished_at=state.finished_at,
         duration=state.finished_at - state.created_at,
-        record=to_opentafl_record(game),
+        record=to_opentafl_record(game, _record_tags(state)),
     )
+
+
+def _record_tags(state: GameState) -> dict[str, str]:
+    """The players and start date, for the record's header (a tag holds no ']' or line break)."""
+    tags = {str(side): " ".join(player.name.replace("]", ")").split())
+            for side, player in state.players.items()}  # fmt: skip
+    tags["date"] = state.created_at.date().isoformat()
+    return tags

@@ -6,24 +6,43 @@ call that changes something is one transaction, and a refused call changes nothi
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Callable
+from dataclasses import replace
 from datetime import datetime, timedelta
 
+import engine
+from bot.errors import (
+    ChallengeClosed,
+    ChallengeNotFound,
+    ChannelBusy,
+    NoGameHere,
+    NotAPlayer,
+    NotForYou,
+    NotYourTurn,
+    OfferClosed,
+    OfferNotFound,
+    ServiceError,
+)
 from bot.models import (
     RANDOM_SIDE,
     Challenge,
+    ChallengeStatus,
     Channel,
     GameState,
+    GameStatus,
     MoveResult,
     Offer,
     OfferKind,
+    OfferStatus,
     Player,
     Report,
+    build_report,
     utc_now,
 )
-from bot.storage import Store
-from engine import Side
+from bot.storage import GameRow, MoveRow, Store
+from engine import Move, Outcome, Piece, Reason, Side
 
 __all__ = ["CHALLENGE_TTL", "GameService", "utc_now"]
 
@@ -34,7 +53,12 @@ MAX_SUGGESTIONS = 25
 
 
 class GameService:
-    """Challenges, games, moves and offers, kept in ``store``; ``clock`` gives aware UTC times."""
+    """Challenges, games, moves and offers, kept in ``store``; ``clock`` gives aware UTC times.
+
+    The store is the truth; games being played are also kept in memory, rebuilt by replaying
+    their moves whenever the stored version differs. The ``GameState`` objects handed out are
+    those kept ones: they change as the game goes on.
+    """
 
     def __init__(
         self,
@@ -48,6 +72,12 @@ class GameService:
         self._clock = clock
         self._rng = rng or random.Random()
         self._ai_time_limit = ai_time_limit
+        self._states: dict[int, GameState] = {}
+        """Active games by id, as last loaded or played."""
+        self._locks: dict[int, asyncio.Lock] = {}
+        """One lock per active game: its changes are made one at a time in this process."""
+        self._ranked: dict[int, tuple[int, list[str]]] = {}
+        """Per game: the version and its legal moves, most relevant first."""
 
     # -- challenges ----------------------------------------------------------------------------
 
@@ -65,7 +95,19 @@ class GameService:
         ChannelBusy if a game is being played there; ValueError for an unknown variant or side;
         ServiceError for a challenge to oneself.
         """
-        raise NotImplementedError
+        game = _new_game(variant)
+        side = _side_wish(game, side)
+        if opponent is not None and opponent.id == challenger.id:
+            raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
+        if ttl <= timedelta(0):
+            raise ValueError("a challenge must stay open for some time")
+        now = self._clock()
+        async with self._store.transaction() as db:
+            if await db.active_game_id(channel) is not None:
+                raise ChannelBusy
+            return await db.insert_challenge(
+                channel, challenger, opponent, game.rules_string, side, now, now + ttl
+            )
 
     async def accept(self, challenge_id: int, player: Player) -> GameState:
         """Accept a challenge and start its game (sides drawn at random if asked).
@@ -73,23 +115,78 @@ class GameService:
         ChallengeNotFound, ChallengeClosed, NotForYou (not the challenged player, or the
         challenger), ChannelBusy.
         """
-        raise NotImplementedError
+        now = self._clock()
+        async with self._store.transaction() as db:
+            challenge = _open_challenge(await db.challenge(challenge_id), now)
+            if player.id == challenge.challenger.id:
+                raise NotForYou("that is your own challenge; you can cancel it")
+            if challenge.opponent is not None and challenge.opponent.id != player.id:
+                raise NotForYou(f"this challenge is for {challenge.opponent.name}")
+            game = _new_game(challenge.variant)
+            players = self._seat(game, challenge.challenger, player, challenge.side)
+            game_id = await db.insert_game(
+                challenge.channel, game.variant, game.rules_string, players, now
+            )
+            await db.close_challenge(challenge_id, ChallengeStatus.ACCEPTED, player, game_id)
+        return await self.get_game(game_id)
 
     async def decline(self, challenge_id: int, player: Player) -> Challenge:
         """The challenged player says no. ChallengeNotFound, ChallengeClosed, NotForYou."""
-        raise NotImplementedError
+
+        def check(challenge: Challenge) -> None:
+            if challenge.opponent is None:
+                raise NotForYou("this challenge is open to anyone; there is nothing to decline")
+            if challenge.opponent.id != player.id:
+                raise NotForYou(f"only {challenge.opponent.name} can decline this challenge")
+
+        return await self._close_challenge(challenge_id, ChallengeStatus.DECLINED, check)
 
     async def cancel(self, challenge_id: int, player: Player) -> Challenge:
         """The challenger withdraws. ChallengeNotFound, ChallengeClosed, NotForYou."""
-        raise NotImplementedError
+
+        def check(challenge: Challenge) -> None:
+            if challenge.challenger.id != player.id:
+                raise NotForYou(f"only {challenge.challenger.name} can cancel this challenge")
+
+        return await self._close_challenge(challenge_id, ChallengeStatus.CANCELLED, check)
 
     async def get_challenge(self, challenge_id: int) -> Challenge:
         """The challenge as it stands (an overdue open one shows as expired). ChallengeNotFound."""
-        raise NotImplementedError
+        async with self._store.reading() as db:
+            challenge = await db.challenge(challenge_id)
+        if challenge is None:
+            raise ChallengeNotFound
+        if _overdue(challenge, self._clock()):
+            return replace(challenge, status=ChallengeStatus.EXPIRED)
+        return challenge
 
     async def expire_challenges(self) -> list[Challenge]:
         """Mark the open challenges past their expiry as expired; return them."""
-        raise NotImplementedError
+        now = self._clock()
+        async with self._store.transaction() as db:
+            return await db.expire_challenges(now)
+
+    async def _close_challenge(
+        self,
+        challenge_id: int,
+        status: ChallengeStatus,
+        check: Callable[[Challenge], None],
+    ) -> Challenge:
+        now = self._clock()
+        async with self._store.transaction() as db:
+            check(_open_challenge(await db.challenge(challenge_id), now))
+            await db.close_challenge(challenge_id, status)
+            closed = await db.challenge(challenge_id)
+        assert closed is not None
+        return closed
+
+    def _seat(
+        self, game: engine.Game, challenger: Player, accepter: Player, wish: str
+    ) -> dict[Side, Player]:
+        """Both players by side, the challenger on the side wished for (or one drawn)."""
+        first = game.rules.first
+        side = self._rng.choice([first, first.opponent]) if wish == RANDOM_SIDE else Side(wish)
+        return _by_side(first, {side: challenger, side.opponent: accepter})
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -97,15 +194,31 @@ class GameService:
         self, channel: Channel, players: dict[Side, Player], variant: str = "copenhagen"
     ) -> GameState:
         """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides."""
-        raise NotImplementedError
+        game = _new_game(variant)
+        first = game.rules.first
+        if set(players) != {first, first.opponent}:
+            given = ", ".join(sorted(players)) or "none"
+            raise ValueError(f"{game.rules.name} needs players for {first} and {first.opponent}"
+                             f", not {given}")  # fmt: skip
+        now = self._clock()
+        async with self._store.transaction() as db:
+            game_id = await db.insert_game(
+                channel, game.variant, game.rules_string, _by_side(first, players), now
+            )
+        return await self.get_game(game_id)
 
     async def current_game(self, channel: Channel) -> GameState | None:
         """The game being played in ``channel``, if any."""
-        raise NotImplementedError
+        async with self._store.reading() as db:
+            game_id = await db.active_game_id(channel)
+        return None if game_id is None else await self._load(game_id)
 
     async def get_game(self, game_id: int) -> GameState:
         """Any game by id, being played or finished. NoGameHere if there is none."""
-        raise NotImplementedError
+        state = await self._load(game_id)
+        if state is None:
+            raise NoGameHere(f"there is no game #{game_id}")
+        return state
 
     async def move(self, channel: Channel, player: Player, text: str) -> MoveResult:
         """Play ``text`` for ``player`` in the channel's game.
@@ -113,11 +226,26 @@ class GameService:
         NoGameHere, NotAPlayer, NotYourTurn, the engine's NotationError / IllegalMoveError /
         AmbiguousMoveError, MoveConflict (someone else changed the game at the same moment).
         """
-        raise NotImplementedError
+        game_id = (await self._active(channel)).id
+        async with self._lock(game_id):
+            state = await self._reload_active(game_id)
+            _check_turn(state, player)
+            return await self._play(state, state.game.parse_move(text))
 
     async def ai_move(self, channel: Channel, time_limit: float | None = None) -> MoveResult:
         """Let the AI play its move (it thinks in a worker thread). NoGameHere, NotYourTurn."""
-        raise NotImplementedError
+        from engine.ai import choose_move
+
+        game_id = (await self._active(channel)).id
+        async with self._lock(game_id):
+            state = await self._reload_active(game_id)
+            mover = state.player_to_move()
+            if mover is None or not mover.is_ai:
+                raise NotYourTurn("it is not the AI's turn")
+            thinking = _copy_game(state.game)
+            limit = self._ai_time_limit if time_limit is None else time_limit
+            choice = await asyncio.to_thread(choose_move, thinking, time_limit=limit)
+            return await self._play(state, state.game.parse_move(str(choice)))
 
     async def legal_moves(self, channel: Channel, player: Player, typed: str = "") -> list[str]:
         """Up to 25 of ``player``'s legal moves starting with ``typed``, most relevant first.
@@ -126,15 +254,37 @@ class GameService:
         game or it is not their turn. ``typed`` may be partial and in any accepted form
         ("d1-d", "d1d4", "D1 d").
         """
-        raise NotImplementedError
+        state = await self.current_game(channel)
+        if state is None:
+            return []
+        mover = state.player_to_move()
+        if mover is None or mover.id != player.id:
+            return []
+        cached = self._ranked.get(state.id)
+        if cached is None or cached[0] != state.version:
+            cached = (state.version, _ranked_moves(state.game))
+            self._ranked[state.id] = cached
+        matches = _typed_matcher(typed)
+        return [move for move in cached[1] if matches(move)][:MAX_SUGGESTIONS]
 
     async def resign(self, channel: Channel, player: Player) -> Report:
         """``player`` gives up the channel's game. NoGameHere, NotAPlayer."""
-        raise NotImplementedError
+        game_id = (await self._active(channel)).id
+        async with self._lock(game_id):
+            state = await self._reload_active(game_id)
+            side = state.side_of(player)
+            if side is None:
+                raise NotAPlayer
+            return await self._end(state, Outcome(side.opponent, Reason.RESIGNED))
 
     async def time_out(self, channel: Channel, side: Side) -> Report:
         """``side`` ran out of time and loses the channel's game. NoGameHere."""
-        raise NotImplementedError
+        game_id = (await self._active(channel)).id
+        async with self._lock(game_id):
+            state = await self._reload_active(game_id)
+            if side not in state.players:
+                raise ValueError(f"{side} do not play in {state.game.rules.name}")
+            return await self._end(state, Outcome(Side(side).opponent, Reason.TIMEOUT))
 
     # -- offers --------------------------------------------------------------------------------
 
@@ -144,7 +294,24 @@ class GameService:
         NoGameHere, NotAPlayer, ServiceError (an offer of that kind is already open; no move of
         yours to take back); ValueError for an unknown kind.
         """
-        raise NotImplementedError
+        kind = _offer_kind(kind)
+        game_id = (await self._active(channel)).id
+        async with self._lock(game_id):
+            state = await self._reload_active(game_id)
+            opponent = state.opponent_of(player)
+            if opponent is None:
+                raise NotAPlayer
+            if kind is OfferKind.UNDO and _plies_to_take_back(state, player) == 0:
+                raise ServiceError("you have no move to take back yet")
+            now = self._clock()
+            async with self._store.transaction() as db:
+                await db.expect_version(state.id, state.version)
+                for waiting in await db.open_offers(state.id):
+                    if waiting.kind is kind:
+                        raise ServiceError(f"{_offer_text(waiting)} already waits for an answer")
+                return await db.insert_offer(
+                    state.id, kind, player, opponent, len(state.game.history), now
+                )
 
     async def answer_offer(
         self, offer_id: int, player: Player, accept: bool
@@ -155,22 +322,293 @@ class GameService:
         plies until it is the offerer's turn again, at least the offerer's last move.
         OfferNotFound, OfferClosed (answered or void), NotForYou.
         """
-        raise NotImplementedError
+        offer = await self.get_offer(offer_id)
+        if offer.to.id != player.id:
+            raise NotForYou(f"only {offer.to.name} can answer this offer")
+        async with self._lock(offer.game_id):
+            state = await self._load(offer.game_id)
+            assert state is not None  # offers belong to stored games
+            offer = _open_offer(await self.get_offer(offer_id))
+            if state.status is not GameStatus.ACTIVE or offer.ply != len(state.game.history):
+                raise OfferClosed(f"{_offer_text(offer)} no longer applies")
+            if not accept:
+                async with self._store.transaction() as db:
+                    await db.expect_version(state.id, state.version)
+                    await db.close_offer(offer.id, OfferStatus.DECLINED)
+                return replace(offer, status=OfferStatus.DECLINED), state, None
+            if offer.kind is OfferKind.DRAW:
+                report = await self._end(state, Outcome(None, Reason.DRAW_AGREED), offer)
+                return replace(offer, status=OfferStatus.ACCEPTED), state, report
+            await self._take_back(state, offer)
+            return replace(offer, status=OfferStatus.ACCEPTED), state, None
 
     async def get_offer(self, offer_id: int) -> Offer:
         """An offer by id. OfferNotFound."""
-        raise NotImplementedError
+        async with self._store.reading() as db:
+            offer = await db.offer(offer_id)
+        if offer is None:
+            raise OfferNotFound
+        return offer
 
     async def open_offers(self, channel: Channel) -> list[Offer]:
         """The offers waiting for an answer in the channel's game, oldest first."""
-        raise NotImplementedError
+        async with self._store.reading() as db:
+            game_id = await db.active_game_id(channel)
+            return [] if game_id is None else await db.open_offers(game_id)
 
     # -- finished games ------------------------------------------------------------------------
 
     async def finished_games(self, limit: int = 10, guild: str | None = None) -> list[Report]:
         """The reports of the latest finished games (of ``guild`` if given), newest first."""
-        raise NotImplementedError
+        async with self._store.reading() as db:
+            game_ids = await db.finished_game_ids(limit, guild)
+        return [await self.report(game_id) for game_id in game_ids]
 
     async def report(self, game_id: int) -> Report:
         """The report of a finished game. NoGameHere; ServiceError if it is still being played."""
-        raise NotImplementedError
+        state = await self.get_game(game_id)
+        if state.status is not GameStatus.FINISHED:
+            raise ServiceError(f"game #{game_id} is still being played")
+        return build_report(state)
+
+    # -- loading and writing games -------------------------------------------------------------
+
+    def _lock(self, game_id: int) -> asyncio.Lock:
+        return self._locks.setdefault(game_id, asyncio.Lock())
+
+    def _forget(self, game_id: int) -> None:
+        """Drop what this process keeps of a game; the next read reloads it from the store."""
+        self._states.pop(game_id, None)
+        self._ranked.pop(game_id, None)
+
+    async def _load(self, game_id: int) -> GameState | None:
+        """The game as stored now: the kept state if it is of the stored version, else rebuilt."""
+        async with self._store.reading() as db:
+            row = await db.game(game_id)
+            if row is None:
+                return None
+            kept = self._states.get(game_id)
+            if kept is not None and kept.version == row.version:
+                return kept
+            moves = await db.moves(game_id)
+        state = _rebuild(row, moves)
+        if state.status is GameStatus.ACTIVE:
+            self._states[game_id] = state
+        else:
+            self._forget(game_id)
+            self._locks.pop(game_id, None)
+        return state
+
+    async def _active(self, channel: Channel) -> GameState:
+        state = await self.current_game(channel)
+        if state is None:
+            raise NoGameHere
+        return state
+
+    async def _reload_active(self, game_id: int) -> GameState:
+        """The game, read again under its lock; NoGameHere if it ended meanwhile."""
+        state = await self._load(game_id)
+        if state is None or state.status is not GameStatus.ACTIVE:
+            raise NoGameHere("the game here has just ended")
+        return state
+
+    async def _play(self, state: GameState, move: Move) -> MoveResult:
+        """Play a legal move and store it; if storing fails the game is left as it was."""
+        now = self._clock()
+        ply = state.game.push(move)
+        outcome = state.game.outcome
+        try:
+            async with self._store.transaction() as db:
+                version = await db.claim_version(state.id, state.version, now)
+                await db.insert_move(state.id, len(state.game.history), ply, now)
+                await db.void_offers(state.id)
+                if outcome is not None:
+                    await db.finish_game(state.id, outcome, now)
+        except BaseException:
+            state.game.undo()
+            self._forget(state.id)
+            raise
+        state.version, state.updated_at = version, now
+        state.move_times.append(now)
+        if outcome is None:
+            return MoveResult(state, ply, None)
+        self._finished(state, now)
+        return MoveResult(state, ply, build_report(state))
+
+    async def _end(self, state: GameState, outcome: Outcome, offer: Offer | None = None) -> Report:
+        """End the game with ``outcome`` (accepting ``offer`` if it brought it about)."""
+        now = self._clock()
+        try:
+            async with self._store.transaction() as db:
+                version = await db.claim_version(state.id, state.version, now)
+                await db.finish_game(state.id, outcome, now)
+                if offer is not None:
+                    await db.close_offer(offer.id, OfferStatus.ACCEPTED)
+                await db.void_offers(state.id)
+        except BaseException:
+            self._forget(state.id)
+            raise
+        state.game.end(outcome)
+        state.version, state.updated_at = version, now
+        self._finished(state, now)
+        return build_report(state)
+
+    async def _take_back(self, state: GameState, offer: Offer) -> None:
+        """Take back plies as the accepted undo ``offer`` asks."""
+        count = _plies_to_take_back(state, offer.by)
+        keep = len(state.game.history) - count
+        now = self._clock()
+        try:
+            async with self._store.transaction() as db:
+                version = await db.claim_version(state.id, state.version, now)
+                await db.delete_moves_after(state.id, keep)
+                await db.close_offer(offer.id, OfferStatus.ACCEPTED)
+                await db.void_offers(state.id)
+        except BaseException:
+            self._forget(state.id)
+            raise
+        for _ in range(count):
+            state.game.undo()
+        del state.move_times[keep:]
+        state.version, state.updated_at = version, now
+
+    def _finished(self, state: GameState, now: datetime) -> None:
+        state.status, state.finished_at = GameStatus.FINISHED, now
+        self._forget(state.id)
+        self._locks.pop(state.id, None)
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+
+def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
+    """The game replayed from its stored moves, under the rules it was created with."""
+    game = _new_game(row.rules_string)
+    for stored in moves:
+        game.play(stored.notation)
+    if row.outcome is not None and game.outcome is None:
+        game.end(row.outcome)
+    return GameState(
+        id=row.id,
+        channel=row.channel,
+        variant=row.variant,
+        rules_string=row.rules_string,
+        players=row.players,
+        status=row.status,
+        version=row.version,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        finished_at=row.finished_at,
+        game=game,
+        move_times=[stored.played_at for stored in moves],
+    )
+
+
+def _new_game(variant: object) -> engine.Game:
+    """``engine.Game(variant)``: it builds the right kind of game, which mypy can't see."""
+    return engine.Game(variant)  # type: ignore[abstract]
+
+
+def _copy_game(game: engine.Game) -> engine.Game:
+    """An independent copy of a game (for the AI to search on in another thread)."""
+    copy = _new_game(game.rules)
+    for ply in game.history:
+        copy.push(ply.move)
+    return copy
+
+
+def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:
+    """``players`` with the side that moves first first."""
+    return {first: players[first], first.opponent: players[first.opponent]}
+
+
+def _side_wish(game: engine.Game, side: str) -> str:
+    """``side`` checked against the variant's sides; ValueError naming the choices."""
+    first = game.rules.first
+    choices = [str(first), str(first.opponent), RANDOM_SIDE]
+    wish = side.strip().lower()
+    if wish not in choices:
+        raise ValueError(f"unknown side {side!r} for {game.rules.name}; choose "
+                         f"{choices[0]}, {choices[1]} or {choices[2]}")  # fmt: skip
+    return wish
+
+
+def _overdue(challenge: Challenge, now: datetime) -> bool:
+    return challenge.status is ChallengeStatus.OPEN and now >= challenge.expires_at
+
+
+def _open_challenge(challenge: Challenge | None, now: datetime) -> Challenge:
+    """The challenge if it can still be answered; ChallengeNotFound or ChallengeClosed."""
+    if challenge is None:
+        raise ChallengeNotFound
+    if _overdue(challenge, now):
+        raise ChallengeClosed.because(ChallengeStatus.EXPIRED)
+    if challenge.status is not ChallengeStatus.OPEN:
+        raise ChallengeClosed.because(challenge.status)
+    return challenge
+
+
+def _check_turn(state: GameState, player: Player) -> None:
+    """NotAPlayer or NotYourTurn unless ``player`` is to move."""
+    if state.side_of(player) is None:
+        raise NotAPlayer
+    mover = state.player_to_move()
+    if mover is None or mover.id != player.id:
+        turn = state.game.turn
+        raise NotYourTurn(f"it is {mover.name if mover else 'nobody'}'s turn ({turn})")
+
+
+def _offer_kind(kind: OfferKind | str) -> OfferKind:
+    try:
+        return OfferKind(str(kind).strip().lower())
+    except ValueError:
+        choices = " or ".join(OfferKind)
+        raise ValueError(f"unknown offer {kind!r}; choose {choices}") from None
+
+
+def _offer_text(offer: Offer) -> str:
+    """``"Alice's draw offer"``."""
+    what = "draw offer" if offer.kind is OfferKind.DRAW else "takeback request"
+    return f"{offer.by.name}'s {what}"
+
+
+def _open_offer(offer: Offer) -> Offer:
+    if offer.status is OfferStatus.VOID:
+        raise OfferClosed(f"{_offer_text(offer)} lapsed when a move was played")
+    if offer.status is not OfferStatus.OPEN:
+        raise OfferClosed(f"{_offer_text(offer)} was already {offer.status}")
+    return offer
+
+
+def _plies_to_take_back(state: GameState, player: Player) -> int:
+    """How many plies to undo so that ``player``'s last move is taken back (0: none made)."""
+    sides = {side for side, p in state.players.items() if p.id == player.id}
+    history = state.game.history
+    for count, ply in enumerate(reversed(history), start=1):
+        if ply.side in sides:
+            return count
+    return 0
+
+
+def _ranked_moves(game: engine.Game) -> list[str]:
+    """Every legal move: captures first (most first), then king moves, then in board order."""
+    pieces = game.pieces()
+    size = game.size
+
+    def rank(move: Move) -> tuple[int, bool, list[tuple[int, int]]]:
+        captures = len(game.captures_of(move))
+        king = pieces.get(move.origin) is Piece.KING
+        return -captures, not king, [(square % size, square // size) for square in move.path]
+
+    return [str(move) for move in sorted(game.legal_moves(), key=rank)]
+
+
+def _typed_matcher(typed: str) -> Callable[[str], bool]:
+    """Whether a move in canonical form ("d1-d4") starts with what was typed, in any form."""
+    text = "".join(typed.lower().split()).split("x")[0]
+    compact = text.replace("-", "")
+
+    def matches(move: str) -> bool:
+        return move.startswith(text) or move.replace("-", "").startswith(compact)
+
+    return matches

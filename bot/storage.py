@@ -227,6 +227,15 @@ class Session:
             raise MoveConflict
         return version + 1
 
+    async def expect_version(self, game_id: int, version: int) -> None:
+        """MoveConflict unless the game is active and still at ``version``."""
+        row = await self._row(
+            "SELECT 1 FROM games WHERE id = ? AND version = ? AND status = 'active'",
+            (game_id, version),
+        )
+        if row is None:
+            raise MoveConflict
+
     async def finish_game(self, game_id: int, outcome: Outcome, now: datetime) -> None:
         """Record the result (call after ``claim_version`` in the same transaction)."""
         await self._write(
