@@ -149,6 +149,14 @@ class Setup(discord.ui.View):
     ) -> None:
         await interaction.response.edit_message(content=f"variant {select.values[0]}")
 
+    @discord.ui.button(label="Think", custom_id="think")
+    async def think(
+        self, interaction: discord.Interaction[Any], button: discord.ui.Button[Setup]
+    ) -> None:
+        await interaction.response.defer()
+        await asyncio.sleep(0.05)
+        await interaction.edit_original_response(content="thought it over", view=None)
+
     @discord.ui.button(label="Name the game", custom_id="name")
     async def name(
         self, interaction: discord.Interaction[Any], button: discord.ui.Button[Setup]
@@ -159,6 +167,16 @@ class Setup(discord.ui.View):
 @tafl.command(description="Set a game up")
 async def setup(interaction: discord.Interaction[TinyBot]) -> None:
     await interaction.response.send_message("set up", view=Setup())
+
+
+@tafl.command(description="Use every webhook route")
+async def tidy(interaction: discord.Interaction[TinyBot]) -> None:
+    await interaction.response.send_message("temporary")
+    original = await interaction.original_response()
+    interaction.client.seen.append(f"original: {original.content}")
+    note = await interaction.followup.send("note", wait=True)
+    await note.edit(content="note, edited")
+    await interaction.delete_original_response()
 
 
 @tafl.command(description="Open a thread and tell the user privately")
@@ -454,6 +472,12 @@ async def test_select_modal_thread_and_dm(fake_discord: FakeDiscord) -> None:
         with pytest.raises(DriverError, match="offers"):
             await alice.select(reply, "variant", ["hnefatafl"])
 
+        thought = await alice.click(reply, "Think")
+        assert thought.type == 6 and thought.message is reply.message
+        assert (await thought.result()).content == "thought it over"
+        assert reply.buttons == []
+
+        reply = await alice.slash("tafl setup")
         opened = await alice.click(reply, "Name the game")
         assert opened.type == 9 and opened.modal is not None
         assert opened.modal["title"] == "Name the game"
@@ -469,3 +493,41 @@ async def test_select_modal_thread_and_dm(fake_discord: FakeDiscord) -> None:
         assert [m.content for m in alice.dm.messages] == ["your game is ready"]
         moved = await alice.slash("tafl move", move="d1-d4", channel=thread)
         assert moved.message is not None and moved.message.channel is thread
+
+
+async def test_webhook_routes_get_edit_delete(fake_discord: FakeDiscord) -> None:
+    alice = fake_discord.add_user("alice")
+    async with fake_discord.running(TinyBot()) as bot:
+        reply = await alice.slash("tafl tidy")
+        note = await reply.followup()
+        await reply.wait_for(lambda r: r.message is not None and r.message.deleted)
+        assert "original: temporary" in bot.seen
+        assert note.content == "note, edited" and note.edits == 1
+        assert fake_discord.channel.messages == [note]
+
+
+async def test_groups_nest_subcommand_options(fake_discord: FakeDiscord) -> None:
+    reset = {"type": 1, "name": "reset", "description": "Reset", "options": [
+        {"type": 4, "name": "games", "description": "How many", "min_value": 1, "max_value": 9},
+    ]}  # fmt: skip
+    admin = {"type": 2, "name": "admin", "description": "Admin", "options": [reset]}
+    fake_discord.world.sync_commands(
+        fake_discord.guild.id, [{"name": "tafl", "description": "Tafl", "options": [admin]}]
+    )
+    data, name = fake_discord.command_data(
+        fake_discord.channel, "tafl admin reset", {"games": 3}, focused=None
+    )
+    assert name == "/tafl admin reset" and data["guild_id"] == str(fake_discord.guild.id)
+    [group] = data["options"]
+    assert (group["type"], group["name"]) == (2, "admin")
+    assert group["options"] == [
+        {"type": 1, "name": "reset", "options": [{"type": 4, "name": "games", "value": 3}]}
+    ]
+    with pytest.raises(DriverError, match=r"must lie in \[1, 9\]"):
+        fake_discord.command_data(
+            fake_discord.channel, "tafl admin reset", {"games": 10}, focused=None
+        )
+    with pytest.raises(DriverError, match="takes an integer"):
+        fake_discord.command_data(
+            fake_discord.channel, "tafl admin reset", {"games": 1.5}, focused=None
+        )
