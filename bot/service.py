@@ -41,7 +41,7 @@ from bot.models import (
     build_report,
     utc_now,
 )
-from bot.storage import GameRow, MoveRow, Store
+from bot.storage import GameRow, MoveRow, Session, Store
 from engine import Move, Outcome, Piece, Reason, Side
 
 __all__ = ["CHALLENGE_TTL", "GameService", "utc_now"]
@@ -127,7 +127,10 @@ class GameService:
             game_id = await db.insert_game(
                 challenge.channel, game.variant, game.rules_string, players, now
             )
-            await db.close_challenge(challenge_id, ChallengeStatus.ACCEPTED, player, game_id)
+            if not await db.close_challenge(
+                challenge_id, ChallengeStatus.ACCEPTED, player, game_id
+            ):
+                raise ChallengeClosed
         return await self.get_game(game_id)
 
     async def decline(self, challenge_id: int, player: Player) -> Challenge:
@@ -175,7 +178,8 @@ class GameService:
         now = self._clock()
         async with self._store.transaction() as db:
             check(_open_challenge(await db.challenge(challenge_id), now))
-            await db.close_challenge(challenge_id, status)
+            if not await db.close_challenge(challenge_id, status):
+                raise ChallengeClosed
             closed = await db.challenge(challenge_id)
         assert closed is not None
         return closed
@@ -334,7 +338,7 @@ class GameService:
             if not accept:
                 async with self._store.transaction() as db:
                     await db.expect_version(state.id, state.version)
-                    await db.close_offer(offer.id, OfferStatus.DECLINED)
+                    await _close_offer(db, offer, OfferStatus.DECLINED)
                 return replace(offer, status=OfferStatus.DECLINED), state, None
             if offer.kind is OfferKind.DRAW:
                 report = await self._end(state, Outcome(None, Reason.DRAW_AGREED), offer)
@@ -443,7 +447,7 @@ class GameService:
                 version = await db.claim_version(state.id, state.version, now)
                 await db.finish_game(state.id, outcome, now)
                 if offer is not None:
-                    await db.close_offer(offer.id, OfferStatus.ACCEPTED)
+                    await _close_offer(db, offer, OfferStatus.ACCEPTED)
                 await db.void_offers(state.id)
         except BaseException:
             self._forget(state.id)
@@ -462,7 +466,7 @@ class GameService:
             async with self._store.transaction() as db:
                 version = await db.claim_version(state.id, state.version, now)
                 await db.delete_moves_after(state.id, keep)
-                await db.close_offer(offer.id, OfferStatus.ACCEPTED)
+                await _close_offer(db, offer, OfferStatus.ACCEPTED)
                 await db.void_offers(state.id)
         except BaseException:
             self._forget(state.id)
@@ -578,6 +582,12 @@ def _open_offer(offer: Offer) -> Offer:
     if offer.status is not OfferStatus.OPEN:
         raise OfferClosed(f"{_offer_text(offer)} was already {offer.status}")
     return offer
+
+
+async def _close_offer(db: Session, offer: Offer, status: OfferStatus) -> None:
+    """Answer the offer in the store; OfferClosed if it was answered elsewhere meanwhile."""
+    if not await db.close_offer(offer.id, status):
+        raise OfferClosed(f"{_offer_text(offer)} was answered at the same moment")
 
 
 def _plies_to_take_back(state: GameState, player: Player) -> int:

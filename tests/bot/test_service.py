@@ -450,6 +450,46 @@ async def test_a_move_on_a_stale_version_conflicts_and_reloads(
     assert result.state.version == 2
 
 
+async def test_two_accepts_at_once_start_one_game(
+    service: GameService, hall: Channel, alice: Player, bob: Player, carol: Player
+) -> None:
+    challenge = await service.challenge(hall, alice)
+    results = await asyncio.gather(
+        service.accept(challenge.id, bob), service.accept(challenge.id, carol),
+        return_exceptions=True,
+    )  # fmt: skip
+    started = [r for r in results if isinstance(r, GameState)]
+    assert len(started) == 1
+    assert [type(r) for r in results if not isinstance(r, GameState)] == [ChallengeClosed]
+    accepted = await service.get_challenge(challenge.id)
+    assert (accepted.game_id, accepted.opponent) == (started[0].id, started[0].opponent_of(alice))
+
+
+async def test_two_processes_answering_one_offer_agree(
+    store: Store, db_path: Path, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+) -> None:
+    here = GameService(store, clock)
+    other_store = await Store.open(db_path)
+    there = GameService(other_store, clock)
+    try:
+        state = await brandubh(here, hall, alice, bob)
+        offer = await here.offer(hall, alice, "draw")
+        results = await asyncio.gather(
+            here.answer_offer(offer.id, bob, accept=True),
+            there.answer_offer(offer.id, bob, accept=False),
+            return_exceptions=True,
+        )
+        answered = [r for r in results if isinstance(r, tuple)]
+        assert len(answered) == 1
+        assert all(isinstance(r, OfferClosed | MoveConflict) for r in results if r not in answered)
+        status = answered[0][0].status
+        assert (await there.get_offer(offer.id)).status is status
+        finished = (await there.get_game(state.id)).status is GameStatus.FINISHED
+        assert finished == (status is OfferStatus.ACCEPTED)
+    finally:
+        await other_store.close()
+
+
 async def test_everything_survives_a_restart(
     db_path: Path,
     clock: FakeClock,
