@@ -164,7 +164,8 @@ class Report:
     def text(self) -> str:
         """A plain multi-line report: result, moves, captures, duration and the move list."""
         lines = [f"{self.variant_name}, game #{self.game_id}"]
-        lines.append(", ".join(f"{side}: {p.name}" for side, p in self.players.items()))
+        seats = (f"{side.capitalize()}: {player.name}" for side, player in self.players.items())
+        lines.append(", ".join(seats))
         if self.winner_side is None:
             lines.append(f"Draw: {self.reason.description}.")
         else:
