@@ -1,0 +1,70 @@
+"""Building small hnefatafl-family positions for the tests: pieces by square name -> OTN."""
+
+from __future__ import annotations
+
+from engine import Game, Ply, TaflGame
+from engine.types import parse_square
+
+SIZES = {
+    "copenhagen": 11,
+    "fetlar": 11,
+    "hnefatafl": 11,
+    "tablut": 9,
+    "tablut-corner": 9,
+    "brandubh": 7,
+    "tawlbwrdd": 11,
+    "alea-evangelii": 19,
+}
+
+
+def otn(size: int, *, t: str = "", T: str = "", K: str = "") -> str:
+    """The OTN position (rank 1 first) with attackers on ``t``, defenders on ``T``, the king on
+    ``K``: ``otn(11, t="d5 e7", T="e5", K="f6")``."""
+    cells: dict[int, str] = {}
+    for letter, names in (("t", t), ("T", T), ("K", K)):
+        for name in names.split():
+            square = parse_square(name, size)
+            assert square not in cells, f"{name} is given twice"
+            cells[square] = letter
+    ranks = []
+    for rank in range(size):
+        row, empty = "", 0
+        for file in range(size):
+            piece = cells.get(rank * size + file)
+            if piece is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + piece
+            empty = 0
+        ranks.append(row + (str(empty) if empty else ""))
+    return "/" + "/".join(ranks) + "/"
+
+
+def setup(
+    variant: str,
+    turn: str = "attackers",
+    *,
+    t: str = "",
+    T: str = "",
+    K: str,
+) -> TaflGame:
+    """A game of ``variant`` from the given pieces, ``turn`` to move."""
+    game = Game.from_position(variant, otn(SIZES[variant], t=t, T=T, K=K), turn)
+    assert isinstance(game, TaflGame)
+    return game
+
+
+def captured(ply: Ply) -> set[str]:
+    """The squares a ply captured, as a set."""
+    return set(ply.captures)
+
+
+def moves_from(game: Game, square: str) -> set[str]:
+    """The destinations of the legal moves from ``square``."""
+    origin = parse_square(square, game.size)
+    return {game.square_name(m.target) for m in game.legal_moves() if m.origin == origin}
+
+
+def square(game: Game, name: str) -> int:
+    """The square called ``name`` on the game's board."""
+    return parse_square(name, game.size)
