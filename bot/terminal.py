@@ -74,12 +74,7 @@ def glyphs_for(stream: TextIO) -> Glyphs:
 
 def wants_colour(stream: TextIO) -> bool:
     """Colour only on a terminal, and not when NO_COLOR is set or TERM is dumb."""
-    isatty = getattr(stream, "isatty", None)
-    return (
-        bool(isatty and isatty())
-        and "NO_COLOR" not in os.environ
-        and os.environ.get("TERM", "") != "dumb"
-    )
+    return stream.isatty() and "NO_COLOR" not in os.environ and os.environ.get("TERM", "") != "dumb"
 
 
 _BOLD, _RED, _YELLOW, _RESET = "\x1b[1m", "\x1b[31m", "\x1b[33m", "\x1b[0m"
@@ -123,15 +118,6 @@ def board_text(game: Game, glyphs: Glyphs = UNICODE, colour: bool = False) -> st
     return "\n".join(lines)
 
 
-def legend(game: Game, glyphs: Glyphs) -> str:
-    """What each glyph on this game's board means."""
-    present = set(game.pieces().values())
-    parts = [f"{glyphs.pieces[p]} {PIECE_NAMES[p]}" for p in Piece if p in present]
-    if game.throne is not None or game.corners:
-        parts.append(f"{glyphs.marked} empty throne or corner")
-    return "   ".join(parts)
-
-
 PIECE_NAMES = {
     Piece.ATTACKER: "attacker",
     Piece.DEFENDER: "defender",
@@ -139,6 +125,17 @@ PIECE_NAMES = {
     Piece.WHITE: "white",
     Piece.BLACK: "black",
 }
+
+
+def legend(game: Game, glyphs: Glyphs) -> str:
+    """What each glyph on this game's board means."""
+    present = set(game.pieces().values())
+    parts = [f"{glyphs.pieces[p]} {PIECE_NAMES[p]}" for p in Piece if p in present]
+    if game.throne is not None or game.corners:
+        parts.append(f"{glyphs.marked} empty throne or corner")
+    if game.history and game.history[-1].captures:
+        parts.append(f"{glyphs.captured} just captured")
+    return "   ".join(parts)
 
 
 def grouped_moves(game: Game, glyphs: Glyphs, origin: Square | None = None) -> list[str]:
@@ -238,16 +235,15 @@ class TerminalGame:
         while (player := state.player_to_move()) is not None:
             if player.is_ai:
                 self.say(f"{player.name} is thinking...")
-                step: MoveResult | GameState | None = await self.service.ai_move(CHANNEL)
+                step: MoveResult | GameState | Report | None = await self.service.ai_move(CHANNEL)
             else:
                 line = self.read(f"{move_number(len(state.game.history))}. {state.game.turn}> ")
-                command = line.split()[0].lower() if line and line.split() else ""
-                if command == "resign":
-                    return self.finish(await self.service.resign(CHANNEL, player))
-                step = None if line is None else await self.obey(state, player, command, line)
+                step = None if line is None else await self.obey(state, player, line)
             if step is None:
                 self.leave(state)
                 return None
+            if isinstance(step, Report):
+                return self.finish(step)
             if isinstance(step, GameState):
                 state = step
                 continue
@@ -257,11 +253,12 @@ class TerminalGame:
         return self.finish(await self.service.report(state.id))
 
     async def obey(
-        self, state: GameState, player: Player, command: str, line: str
-    ) -> MoveResult | GameState | None:
-        """Carry out one line: the move played, the game as it now stands, or None to quit."""
-        argument = line.split(maxsplit=1)[1].strip() if len(line.split()) > 1 else ""
-        match command:
+        self, state: GameState, player: Player, line: str
+    ) -> MoveResult | GameState | Report | None:
+        """Carry out one line: the move played, the game as it now stands, the report of a
+        resignation, or None to quit."""
+        command, _, argument = line.strip().partition(" ")
+        match command.lower():
             case "":
                 pass
             case "help" | "?":
@@ -269,9 +266,11 @@ class TerminalGame:
             case "board":
                 self.show(state)
             case "moves":
-                self.list_moves(state, argument)
+                self.list_moves(state, argument.strip())
             case "undo":
                 return await self.take_back(state)
+            case "resign":
+                return await self.service.resign(CHANNEL, player)
             case "quit" | "exit":
                 return None
             case _:
@@ -370,11 +369,11 @@ class TerminalGame:
 
 
 def introduce(state: GameState) -> str:
-    """``Brandubh, game #3: hot-seat, attackers first, 12 plies played.``"""
+    """``Brandubh, game #3: hot-seat; 12 plies played.``"""
     game = state.game
     ai_sides = [side for side, p in state.players.items() if p.is_ai]
     who = f"the AI plays the {ai_sides[0]}" if ai_sides else "hot-seat"
-    played = f"{plies(len(game.history))} played" if game.history else f"{game.turn} begin"
+    played = f"{plies(len(game.history))} played" if game.history else f"{game.turn} to move"
     return f"{game.rules.name}, game #{state.id}: {who}; {played}."
 
 
@@ -412,12 +411,9 @@ async def play_in_terminal(
 
     ServiceError when there is nothing to resume, or an unfinished game is in the way.
     """
-    render = None
+    render: Callable[[Game], bytes] | None = None
     if png_dir is not None:
-        from renderer import render as render_png
-
-        def render(game: Game) -> bytes:
-            return render_png(game)
+        from renderer import render
 
     store = await Store.open(db_path)
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -223,8 +224,7 @@ def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) ->
     )
     assert second.returncode == 0, second.stderr
     report = second.stdout.split("\n\nBrandubh, game #1\n", 1)[1].splitlines()
-    assert report[:4] == [
-        "attackers: Attackers, defenders: Defenders",
+    assert report[1:4] == [
         "Defenders (defenders) won: the king escaped.",
         "7 moves (14 plies).",
         "Captures: attackers 0, defenders 2.",
@@ -286,10 +286,10 @@ ESCAPE_CSV = (
 
 
 def report_lines(stdout: str) -> list[str]:
-    """The report's lines from its result line on (the title names the game's id)."""
+    """The report's lines after its title (which names the game's id)."""
     lines = stdout.splitlines()
-    start = next(i for i, line in enumerate(lines) if line.startswith("attackers: "))
-    return lines[start:]
+    title = next(i for i, line in enumerate(lines) if re.fullmatch(r"Brandubh, game #\d+", line))
+    return lines[title + 1 :]
 
 
 def test_replay_of_a_csv_line_checks_it_and_prints_the_play_report(clean_environment: Path) -> None:

@@ -81,6 +81,7 @@ def test_board_marks_the_squares_the_last_move_captured() -> None:
     rows = board_text(game).splitlines()
     rank4 = rows[2 + 7 - 4]
     assert rank4.startswith("4 │") and rank4.split()[2:9][6] == "×"
+    assert legend(game, UNICODE).endswith("   × just captured")
     assert "×" not in board_text(brandubh("d6-c6 e4-e6 d1-e1 d5-g5"))
 
 
