@@ -113,7 +113,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         type=Path,
-        help="an OpenTafl record, or one line of the shared/data CSV format",
+        help="an OpenTafl record, or one line of the shared/data CSV format (- reads stdin)",
     )
     replay.add_argument(
         "--variant",
@@ -212,10 +212,10 @@ def run_render(args: argparse.Namespace, settings: Settings) -> int:
     from engine import DEFAULT_VARIANT, Game, resolve_rules
     from renderer import render
 
-    source: str = args.source
-    if source.strip().startswith("/") and not Path(source).is_file():
+    source: str = args.source.strip()
+    if source.startswith("/") and source.endswith("/"):  # an OTN position; files end otherwise
         variant = args.variant or DEFAULT_VARIANT
-        game = Game.from_position(variant, source.strip(), resolve_rules(variant).first)
+        game = Game.from_position(variant, source, resolve_rules(variant).first)
     else:
         game = read_game(Path(source), args.variant).game
     args.output.write_bytes(render(game))

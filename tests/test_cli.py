@@ -317,6 +317,9 @@ def test_replay_of_an_opentafl_record(clean_environment: Path) -> None:
     assert "Defenders (defenders) won: the king escaped." in done.stdout
     assert "6. d2-g2 g4-g3xg2" in done.stdout
 
+    piped = run_tafl("replay", "-", cwd=clean_environment, stdin=record)
+    assert piped.returncode == 0 and piped.stdout == done.stdout
+
     (clean_environment / "bad.txt").write_text(record.replace("g3-f3", "g3-g2"))
     bad = run_tafl("replay", "bad.txt", cwd=clean_environment)
     assert bad.returncode == 1 and bad.stdout == ""
@@ -363,6 +366,7 @@ def test_replay_of_an_unfinished_game_lists_its_moves(
         (["play", "--db", "no/such/dir/t.sqlite3"], {}, "no/such/dir is not a folder"),
         (["render", "/7/", "-o", "x.png"], {}, "the position has 1 ranks"),
         (["render", "nothing.txt", "-o", "x.png"], {}, "nothing.txt: No such file"),
+        (["render", "/no/game.txt", "-o", "x.png"], {}, "/no/game.txt: No such file"),
     ],
 )
 def test_bad_input_gets_one_line_and_a_non_zero_status(
