@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 import signal
+import sqlite3
 import sys
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -174,7 +175,7 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
     resume_command = "tafl play --resume"
     if args.db != settings.db_path:
         resume_command += f" --db {args.db}"
-    with interrupts_as_keyboard_interrupt():
+    with interrupts_as_keyboard_interrupt(), database_errors(args.db):
         report = asyncio.run(
             play_in_terminal(
                 args.db,
@@ -328,3 +329,12 @@ def interrupts_as_keyboard_interrupt() -> Iterator[None]:
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextmanager
+def database_errors(path: Path) -> Iterator[None]:
+    """A database that cannot be used (not SQLite, locked, read-only...) as one CommandError."""
+    try:
+        yield
+    except sqlite3.Error as error:
+        raise CommandError(f"can't use {path} as the game database: {error}") from None

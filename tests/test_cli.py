@@ -364,6 +364,7 @@ def test_replay_of_an_unfinished_game_lists_its_moves(
         (["play", "--ai", "kings"], {}, "--ai takes the side the computer plays"),
         (["play", "--resume", "--variant", "tablut"], {}, "--resume goes on with the saved"),
         (["play", "--db", "no/such/dir/t.sqlite3"], {}, "no/such/dir is not a folder"),
+        (["play", "--db", "x.txt"], {"x.txt": "a\n" * 100}, "x.txt as the game database: file"),
         (["render", "/7/", "-o", "x.png"], {}, "the position has 1 ranks"),
         (["render", "nothing.txt", "-o", "x.png"], {}, "nothing.txt: No such file"),
         (["render", "/no/game.txt", "-o", "x.png"], {}, "/no/game.txt: No such file"),
@@ -383,6 +384,8 @@ def test_bad_input_gets_one_line_and_a_non_zero_status(
     assert out == "" and err.count("\n") == 1 and err.startswith("tafl: ")
     assert message in err
     assert not (clean_environment / "tafl.sqlite3").exists()
+    for name, text in files.items():
+        assert (clean_environment / name).read_text() == text
 
 
 def test_render_a_position_and_a_record(
