@@ -14,6 +14,7 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.present import challenge_message, warm_up
 from bot.discord.replies import ANSWER_BUDGET, report_error
 from bot.discord.views import DYNAMIC_ITEMS
 from bot.models import Challenge, utc_now
@@ -27,12 +28,9 @@ SWEEP_INTERVAL = 60.0
 
 
 def bot_intents() -> discord.Intents:
-    """Default intents without the privileged ones: the bot reads no messages or members."""
-    intents = discord.Intents.default()
-    intents.members = False
-    intents.presences = False
-    intents.message_content = False
-    return intents
+    """Guild events only: the bot reads no messages, members or presences (all it needs comes
+    with the interactions)."""
+    return discord.Intents(guilds=True)
 
 
 class TaflCommandTree(app_commands.CommandTree[Any]):
@@ -100,6 +98,7 @@ class TaflBot(commands.Bot):
             self._service = GameService(self._store, self.clock, ai_time_limit=self.ai_time_limit)
         await self.add_cog(TaflCog(self))
         self.add_dynamic_items(*DYNAMIC_ITEMS)
+        await warm_up()
         if self.sync_commands:
             await self.sync_app_commands(self.sync_guild)
         self._sweeper = asyncio.create_task(self._sweep_forever(), name="tafl-challenge-sweep")
@@ -140,8 +139,6 @@ class TaflBot(commands.Bot):
 
     async def sweep_challenges(self) -> list[Challenge]:
         """Expire overdue challenges and mark the messages of those posted since start-up."""
-        from bot.discord.present import challenge_message
-
         expired = await self.service.expire_challenges()
         for challenge in expired:
             where = self.challenge_messages.pop(challenge.id, None)

@@ -6,6 +6,8 @@ Rendering runs in a worker thread so the event loop never waits for Pillow.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 
 import discord
 
@@ -76,14 +78,32 @@ def _playing(state: GameState, side: Side) -> str:
 # -- images --------------------------------------------------------------------------------------
 
 
+RENDER_THREADS = 1
+"""Images drawn at once: more threads add little (Pillow holds the GIL for much of the work)
+but each drawing of a board size not yet cached costs tens of MB while it lasts."""
+
+_renderer = ThreadPoolExecutor(RENDER_THREADS, thread_name_prefix="tafl-render")
+
+
+async def _drawn(draw: Callable[[], bytes]) -> bytes:
+    return await asyncio.get_running_loop().run_in_executor(_renderer, draw)
+
+
 async def board_png(game: engine.Game) -> bytes:
     """The board as a PNG, drawn off the event loop from a snapshot taken on it."""
-    return await asyncio.to_thread(render, BoardView.from_game(game))
+    view = BoardView.from_game(game)
+    return await _drawn(lambda: render(view))
+
+
+async def warm_up(variant: str = engine.DEFAULT_VARIANT) -> None:
+    """Draw a variant's start position once, so its first game waits for no cold cache."""
+    rules = engine.VARIANTS[variant]
+    await board_png(engine.Game.from_position(variant, rules.start, rules.first))
 
 
 async def replay_gif(game: engine.Game) -> bytes:
     """Every position of the game as an animated GIF, drawn off the event loop."""
-    return await asyncio.to_thread(render_replay, game)
+    return await _drawn(lambda: render_replay(game))
 
 
 def _embed(title: str, description: str = "") -> discord.Embed:

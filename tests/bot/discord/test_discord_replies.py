@@ -7,6 +7,7 @@ import logging
 import re
 from typing import Any
 
+import discord
 import pytest
 
 from bot.discord import TaflBot
@@ -145,5 +146,4 @@ async def test_the_synced_schema_is_one_tafl_group(fake: FakeDiscord, bot: TaflB
 async def test_commands_are_synced_only_when_asked(fake: FakeDiscord, run_bot: RunBot) -> None:
     async with run_bot(sync=False) as bot:
         assert fake.commands() == [] and fake.world.command_syncs == 0
-        assert bot.intents.members is False and bot.intents.message_content is False
-        assert bot.intents.presences is False and bot.intents.guilds is True
+        assert bot.intents == discord.Intents(guilds=True)  # no message, member or presence
