@@ -172,12 +172,17 @@ Type a move as from-to, like d1-d4 (d1d4 works too, or just d4 when only one pie
 
 
 def side_players(variant: str, ai_side: Side | None = None) -> dict[Side, Player]:
-    """Terminal players for both sides of ``variant``, named by side; the AI plays ``ai_side``."""
+    """The players of both sides of ``variant``: the AI plays ``ai_side`` against "You";
+    without it, "Player 1" (who moves first) and "Player 2" share the keyboard."""
     first = resolve_rules(variant).first
-    return {
-        side: AI_PLAYER if side == ai_side else Player(f"terminal:{side}", side.capitalize())
-        for side in (first, first.opponent)
-    }
+    players = {}
+    for number, side in enumerate((first, first.opponent), start=1):
+        if side == ai_side:
+            players[side] = AI_PLAYER
+        else:
+            name = "You" if ai_side is not None else f"Player {number}"
+            players[side] = Player(f"terminal:{side}", name)
+    return players
 
 
 class TerminalGame:

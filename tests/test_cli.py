@@ -225,7 +225,7 @@ def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) ->
     assert second.returncode == 0, second.stderr
     report = second.stdout.split("\n\nBrandubh, game #1\n", 1)[1].splitlines()
     assert report[1:4] == [
-        "Defenders (defenders) won: the king escaped.",
+        "Player 2 (defenders) won: the king escaped.",
         "7 moves (14 plies).",
         "Captures: attackers 0, defenders 2.",
     ]
@@ -314,7 +314,7 @@ def test_replay_of_an_opentafl_record(clean_environment: Path) -> None:
     (clean_environment / "game.txt").write_text(record)
     done = run_tafl("replay", "game.txt", cwd=clean_environment)
     assert done.returncode == 0, done.stderr
-    assert "Defenders (defenders) won: the king escaped." in done.stdout
+    assert "Player 2 (defenders) won: the king escaped." in done.stdout
     assert "6. d2-g2 g4-g3xg2" in done.stdout
 
     piped = run_tafl("replay", "-", cwd=clean_environment, stdin=record)

@@ -135,7 +135,7 @@ async def test_a_hot_seat_game_to_the_end_prints_the_report(service: GameService
     text = out.getvalue()
     assert "6. defenders g4-g3, capturing g2" in text
     assert text.endswith(report.text() + "\n")
-    assert "Defenders (defenders) won: the king escaped." in text
+    assert "Player 2 (defenders) won: the king escaped." in text
     assert "Captures: attackers 0, defenders 2." in text
     state = await service.get_game(report.game_id)
     assert state.status is GameStatus.FINISHED
@@ -195,7 +195,7 @@ async def test_resign_ends_the_game_for_the_side_to_move(service: GameService) -
     terminal, out = session(service, "d6-c6\nresign\n")
     report = await terminal.play(await terminal.start("brandubh"))
     assert report is not None and report.winner_side is Side.ATTACKERS
-    assert "Attackers (attackers) won: resignation." in out.getvalue()
+    assert "Player 1 (attackers) won: resignation." in out.getvalue()
 
 
 async def test_against_the_ai_it_moves_by_itself_and_undo_goes_back_to_your_turn(
@@ -204,6 +204,7 @@ async def test_against_the_ai_it_moves_by_itself_and_undo_goes_back_to_your_turn
     terminal, out = session(service, "d3-f3\nundo\nquit\n")
     state = await terminal.start("brandubh", ai_side=Side.ATTACKERS)
     assert state.players[Side.ATTACKERS] == AI_PLAYER
+    assert state.players[Side.DEFENDERS].name == "You"
     await terminal.play(state)
     text = out.getvalue()
     assert text.count("Tafl AI is thinking...") == 2
