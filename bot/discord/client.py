@@ -8,17 +8,18 @@ import logging
 import os
 from collections.abc import Callable
 from datetime import datetime
-from typing import Any
+from typing import Any, cast
 
 import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.discord.cog import TaflCog
 from bot.discord.present import challenge_message, warm_up
 from bot.discord.replies import ANSWER_BUDGET, report_error
-from bot.discord.views import DYNAMIC_ITEMS
+from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.models import Challenge, utc_now
-from bot.service import GameService
+from bot.service import AI_TIME_LIMIT, GameService
 from bot.storage import Store
 
 log = logging.getLogger(__name__)
@@ -43,7 +44,13 @@ class TaflCommandTree(app_commands.CommandTree[Any]):
 
 
 class TaflBot(commands.Bot):
-    """A Discord bot that plays tafl through the game service, stored at ``db_path``."""
+    """A Discord bot that plays tafl through the game service, stored at ``db_path``.
+
+    ``sync`` publishes the slash commands at start-up (to ``sync_guild`` only, if given);
+    ``clock`` is the service's clock; ``sweep_interval`` the seconds between two looks for
+    expired challenges; ``ai_time_limit`` the AI's seconds per move; ``answer_budget`` the
+    seconds an interaction may wait before it is deferred. Other options go to discord.py.
+    """
 
     def __init__(
         self,
@@ -53,7 +60,7 @@ class TaflBot(commands.Bot):
         sync_guild: int | None = None,
         clock: Callable[[], datetime] = utc_now,
         sweep_interval: float = SWEEP_INTERVAL,
-        ai_time_limit: float | None = None,
+        ai_time_limit: float = AI_TIME_LIMIT,
         answer_budget: float = ANSWER_BUDGET,
         **options: Any,
     ) -> None:
@@ -84,18 +91,16 @@ class TaflBot(commands.Bot):
         return self._service
 
     @property
-    def buttons(self) -> Any:
+    def buttons(self) -> ButtonHandler:
         """Who handles button clicks: the /tafl cog."""
-        return self.get_cog("TaflCog")
+        cog = self.get_cog("TaflCog")
+        if cog is None:
+            raise RuntimeError("the /tafl cog is added in setup_hook; log the bot in first")
+        return cast(ButtonHandler, cog)
 
     async def setup_hook(self) -> None:
-        from bot.discord.cog import TaflCog
-
         self._store = await Store.open(os.fspath(self.db_path))
-        if self.ai_time_limit is None:
-            self._service = GameService(self._store, self.clock)
-        else:
-            self._service = GameService(self._store, self.clock, ai_time_limit=self.ai_time_limit)
+        self._service = GameService(self._store, self.clock, ai_time_limit=self.ai_time_limit)
         await self.add_cog(TaflCog(self))
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         await warm_up()

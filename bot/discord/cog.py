@@ -13,7 +13,7 @@ from discord.ext import commands
 import engine
 from bot.discord import present
 from bot.discord.replies import Reply
-from bot.errors import ChallengeClosed, NoGameHere, OfferClosed, ServiceError
+from bot.errors import ChallengeClosed, NoGameHere, NotYourTurn, OfferClosed, ServiceError
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
@@ -268,7 +268,11 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     async def play_ai(self, reply: Reply, state: GameState) -> None:
         """Let the AI move while it is its turn (it thinks in a worker thread)."""
         while state.player_to_move() == AI_PLAYER:
-            result = await self.service.ai_move(state.channel)
+            try:
+                result = await self.service.ai_move(state.channel)
+            except NotYourTurn:  # another interaction let the AI move first
+                log.debug("the AI already moved in %s", state.channel.id)
+                return
             await reply.send(await present.move_message(result))
             if result.report is not None:
                 await self.announce_end(reply, result.report, result.state)

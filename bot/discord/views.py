@@ -27,11 +27,6 @@ class ButtonHandler(Protocol):
     ) -> None: ...
 
 
-class HasButtonHandler(Protocol):
-    @property
-    def buttons(self) -> ButtonHandler: ...
-
-
 CHALLENGE_ACTIONS = {
     "accept": ("Accept", discord.ButtonStyle.success),
     "decline": ("Decline", discord.ButtonStyle.danger),
@@ -44,8 +39,8 @@ OFFER_ACTIONS = {
 
 
 def _handler(interaction: discord.Interaction) -> ButtonHandler:
-    client: Any = interaction.client
-    handler: ButtonHandler = client.buttons
+    """The handler of the bot the click came to (its ``buttons`` attribute)."""
+    handler: ButtonHandler = getattr(interaction.client, "buttons")  # noqa: B009
     return handler
 
 
@@ -55,7 +50,7 @@ class ChallengeButton(
 ):
     """Accept, Decline or Cancel on a challenge."""
 
-    def __init__(self, action: str, challenge_id: int, *, disabled: bool = False) -> None:
+    def __init__(self, action: str, challenge_id: int) -> None:
         label, style = CHALLENGE_ACTIONS[action]
         self.action = action
         self.challenge_id = challenge_id
@@ -64,7 +59,6 @@ class ChallengeButton(
                 label=label,
                 style=style,
                 custom_id=f"tafl:challenge:{action}:{challenge_id}",
-                disabled=disabled,
             )
         )
 

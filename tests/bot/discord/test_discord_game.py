@@ -188,12 +188,14 @@ async def test_resign_posts_the_report_with_record_and_replay(
 
 
 async def test_restart_mid_game_keeps_buttons_and_game(
-    fake: FakeDiscord, run_bot: RunBot, alice: User, bob: User
+    fake: FakeDiscord, run_bot: RunBot, alice: User, bob: User, carol: User
 ) -> None:
+    thread = fake.world.add_thread(fake.channel, "next game", carol.account)
     async with run_bot():
         await start_game(alice, bob)
         await moved(alice, OPENING[0])
         offer = await bob.slash("tafl draw")
+        challenge = await carol.slash("tafl challenge", opponent=bob, channel=thread)
     async with run_bot() as restarted:
         declined = await alice.click(offer, "Decline")
         assert declined.message is not None and declined.message.buttons == []
@@ -201,6 +203,10 @@ async def test_restart_mid_game_keeps_buttons_and_game(
         png(answer)
         state = await game_here(restarted, fake)
         assert [str(ply.move) for ply in state.game.history] == OPENING[:2]
+
+        accepted = await bob.click(challenge, "Accept")
+        png(await accepted.followup())
+        assert await restarted.service.current_game(channel_of(fake, thread)) is not None
 
 
 async def test_two_moves_at_the_same_instant_one_applies(
@@ -298,3 +304,24 @@ async def test_expired_challenges_are_marked_on_click_and_by_the_sweep(
         await fake.wait_for(lambda: message.buttons == [], what="the swept challenge's edit")
         assert "Expired" in embed_of(message)["description"]
         assert await bot.service.current_game(channel_of(fake)) is None
+
+
+async def test_the_ai_allows_takebacks_and_refuses_draws(
+    fake: FakeDiscord, bot: TaflBot, alice: User
+) -> None:
+    started = await alice.slash("tafl challenge", opponent=fake.bot_user, side="attackers")
+    await started.result()
+    answer = await alice.slash("tafl move", move=OPENING[0])
+    await answer.followup(0)  # the AI's reply
+    assert len((await game_here(bot, fake)).game.history) == 2
+
+    takeback = await alice.slash("tafl undo")
+    assert "Accepted" in embed_of(await takeback.result())["description"]
+    board = await takeback.followup(0)
+    png(board)
+    assert alice.mention in board.content
+    assert (await game_here(bot, fake)).game.history == []
+
+    draw = await alice.slash("tafl draw")
+    assert "Declined" in embed_of(await draw.result())["description"]
+    assert (await game_here(bot, fake)).game.outcome is None
