@@ -111,3 +111,10 @@ def test_the_configuration_table_is_what_config_reads() -> None:
 def test_the_layout_table_names_folders_that_exist(path: str) -> None:
     assert (ROOT / path).is_dir()
     assert f"`{path.split('/')[-1]}/`" in README
+
+
+def test_the_bench_scripts_it_names_exist() -> None:
+    scripts = [line.split()[1] for line in code_lines() if line.startswith("python bench/")]
+    assert scripts
+    for script in scripts:
+        assert (ROOT / script).is_file(), script
