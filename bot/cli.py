@@ -41,6 +41,9 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser(settings: Settings) -> argparse.ArgumentParser:
+    from bot.service import AI_TIME_LIMIT
+    from engine import DEFAULT_VARIANT
+
     parser = _Parser(
         prog="tafl", description="Play tafl (Hnefatafl and its family) in a terminal or on Discord."
     )
@@ -49,9 +52,9 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
 
     play = commands.add_parser(
         "play",
-        help="a hot-seat game in the terminal, saved as it goes",
+        help="a game in the terminal (hot-seat or against the AI), saved as it goes",
         description=(
-            "A hot-seat game in the terminal: type moves like d1-d4, or help. Every move is saved;"
+            "A game in the terminal: type moves like d1-d4, or help. Every move is saved;"
             " `quit` (or Ctrl-D) stops, `tafl play --resume` goes on."
         ),
     )
@@ -59,10 +62,11 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "--variant",
         metavar="ID",
         default=None,
-        help="a variant id (see `tafl variants`) or an OpenTafl rules string",
+        help=f"a variant id (see `tafl variants`; default: {DEFAULT_VARIANT}) or an OpenTafl rules"
+        " string",
     )
     play.add_argument("--resume", action="store_true", help="continue the unfinished game")
-    play.add_argument("--db", type=Path, default=settings.db_path, help=db_help)
+    play.add_argument("--db", metavar="PATH", type=Path, default=settings.db_path, help=db_help)
     play.add_argument(
         "--png",
         metavar="DIR",
@@ -74,13 +78,13 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "--ai-time",
         metavar="SECONDS",
         type=float,
-        help="how long the AI may think per move (default: 2)",
+        help=f"how long the AI may think per move (default: {AI_TIME_LIMIT:g})",
     )
     play.add_argument("--ascii", action="store_true", help="draw the board with letters only")
     play.set_defaults(run=run_play)
 
     bot = commands.add_parser("bot", help="run the Discord bot (needs DISCORD_TOKEN)")
-    bot.add_argument("--db", type=Path, default=settings.db_path, help=db_help)
+    bot.add_argument("--db", metavar="PATH", type=Path, default=settings.db_path, help=db_help)
     bot.add_argument("--sync", action="store_true", help="sync the slash commands at start-up")
     bot.add_argument(
         "--guild",
@@ -103,7 +107,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "--variant",
         metavar="ID",
         default=None,
-        help="the variant of a position or CSV record (default: copenhagen)",
+        help=f"the variant of a position or CSV record (default: {DEFAULT_VARIANT})",
     )
     render.set_defaults(run=run_render)
 
@@ -120,7 +124,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "--variant",
         metavar="ID",
         default=None,
-        help="the variant of a CSV line (default: copenhagen)",
+        help=f"the variant of a CSV line (default: {DEFAULT_VARIANT})",
     )
     replay.set_defaults(run=run_replay)
 
