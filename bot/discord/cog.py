@@ -285,4 +285,5 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         log.info("game #%d ended\n%s", report.game_id, report.text())
         if state is None:
             state = await self.service.get_game(report.game_id)
-        await reply.send(await present.report_message(report, state))
+        limit = reply.interaction.filesize_limit
+        await reply.send(await present.report_message(report, state, limit))

@@ -146,8 +146,11 @@ async def move_message(result: MoveResult) -> Outgoing:
     return await board_message(result.state, f"{who} ({ply.side}) played {ply.notation}")
 
 
-async def report_message(report: Report, state: GameState) -> Outgoing:
-    """The end of a game: result, moves, captures, duration, final board, record and replay."""
+async def report_message(
+    report: Report, state: GameState, file_size_limit: int | None = None
+) -> Outgoing:
+    """The end of a game: result, moves, captures, duration, final board, record and replay
+    (left out, with a note, when it is larger than ``file_size_limit`` bytes)."""
     if report.winner_side is None:
         title, result = "Draw", f"Draw: {report.reason.description}."
     else:
@@ -161,13 +164,13 @@ async def report_message(report: Report, state: GameState) -> Outgoing:
     embed.add_field(name="Captured by", value=captures or "none")
     embed.add_field(name="Duration", value=format_duration(report.duration))
     png, gif = await asyncio.gather(board_png(state.game), replay_gif(state.game))
-    content = " ".join(mention(p) for p in report.players.values() if not p.is_ai)
-    files = (
-        (BOARD_FILE, png),
-        (record_file_name(report.game_id), report.record.encode()),
-        (REPLAY_FILE, gif),
-    )
-    return Outgoing(content=f"Game over. {content}".strip(), embed=embed, files=files)
+    files = [(BOARD_FILE, png), (record_file_name(report.game_id), report.record.encode())]
+    if file_size_limit is None or len(gif) <= file_size_limit:
+        files.append((REPLAY_FILE, gif))
+    else:
+        embed.add_field(name="Replay", value="too long to attach here", inline=False)
+    players = " ".join(mention(p) for p in report.players.values() if not p.is_ai)
+    return Outgoing(content=f"Game over. {players}".strip(), embed=embed, files=tuple(files))
 
 
 def record_file_name(game_id: int) -> str:

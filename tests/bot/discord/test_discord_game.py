@@ -14,6 +14,7 @@ from bot.models import GameState
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
 from tests.fake_discord import FakeDiscord, Message, User
+from tests.fake_discord import rules as fake_rules
 
 OPENING = ["d1-c1", "f4-j4", "a4-i4"]
 """Copenhagen: attackers, defenders, then attackers take j4 (a4-i4 with k4 as the anvil)."""
@@ -325,3 +326,19 @@ async def test_the_ai_allows_takebacks_and_refuses_draws(
     draw = await alice.slash("tafl draw")
     assert "Declined" in embed_of(await draw.result())["description"]
     assert (await game_here(bot, fake)).game.outcome is None
+
+
+async def test_a_replay_larger_than_discord_allows_is_left_out(
+    fake: FakeDiscord,
+    bot: TaflBot,
+    alice: User,
+    bob: User,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    await start_game(alice, bob)
+    await moved(alice, OPENING[0])
+    monkeypatch.setattr(fake_rules, "ATTACHMENT_SIZE_LIMIT", 60_000)  # a board, not a replay
+    report = await (await bob.slash("tafl resign")).result()
+    assert {f.filename for f in report.files} == {"board.png", "tafl-game-1.otg"}
+    fields = {f["name"]: f["value"] for f in embed_of(report)["fields"]}
+    assert "too long" in fields["Replay"]
