@@ -11,7 +11,7 @@ import discord
 import pytest
 
 from bot.discord import TaflBot
-from bot.models import MoveResult
+from bot.models import GameState, MoveResult
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
 from tests.fake_discord import FakeDiscord, User
 
@@ -24,7 +24,7 @@ async def start_game(alice: User, bob: User, **options: Any) -> None:
     await (await bob.click(challenge, "Accept")).followup()
 
 
-async def test_slow_moves_are_deferred_then_answered_with_the_board(
+async def test_slow_answers_are_deferred_then_sent(
     fake: FakeDiscord,
     run_bot: RunBot,
     alice: User,
@@ -32,7 +32,20 @@ async def test_slow_moves_are_deferred_then_answered_with_the_board(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     async with run_bot(answer_budget=0.05) as bot:
-        await start_game(alice, bob)
+        real_accept = bot.service.accept
+
+        async def slow_accept(*args: Any) -> GameState:
+            await asyncio.sleep(0.3)
+            return await real_accept(*args)
+
+        monkeypatch.setattr(bot.service, "accept", slow_accept)
+        challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers")
+        click = await bob.click(challenge, "Accept")
+        assert click.deferred
+        updated = await click.result()
+        assert updated.buttons == [] and "Accepted" in embed_of(updated)["description"]
+        assert alice.mention in (await click.followup()).content
+
         real_move = bot.service.move
 
         async def slow_move(*args: Any) -> MoveResult:
@@ -147,3 +160,18 @@ async def test_commands_are_synced_only_when_asked(fake: FakeDiscord, run_bot: R
     async with run_bot(sync=False) as bot:
         assert fake.commands() == [] and fake.world.command_syncs == 0
         assert bot.intents == discord.Intents(guilds=True)  # no message, member or presence
+
+
+async def test_commands_answer_at_once_while_the_ai_thinks(
+    fake: FakeDiscord, run_bot: RunBot, alice: User, carol: User
+) -> None:
+    async with run_bot(ai_time_limit=1.5) as bot:
+        started = await alice.slash("tafl challenge", opponent=fake.bot_user, side="defenders")
+        await started.result()  # the board; now the AI thinks about its first move
+        elsewhere = fake.add_channel("elsewhere")
+        variants = await carol.slash("tafl variants", channel=elsewhere)
+        assert not variants.deferred  # answered directly: the AI's thread left the loop free
+        assert not started.followups  # ... before the AI had moved
+        await started.followup(0, timeout=10)  # the AI's move came after all
+        state = await bot.service.current_game(channel_of(fake))
+        assert state is not None and len(state.game.history) == 1
