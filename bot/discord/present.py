@@ -31,6 +31,7 @@ from bot.models import (
     numbered_moves,
 )
 from engine import Side
+from engine.record import to_opentafl_record
 from renderer import BoardView, caption, render, render_replay
 
 PREFIX = "discord:"
@@ -68,10 +69,12 @@ def mention(player: Player) -> str:
 
 
 def side_name(side: Side | str) -> str:
+    """``"Attackers"``."""
     return str(side).capitalize()
 
 
 def _playing(state: GameState, side: Side) -> str:
+    """``"Alice (attackers)"``."""
     return f"{state.players[side].name} ({side})"
 
 
@@ -174,13 +177,12 @@ async def report_message(
 
 
 def record_file_name(game_id: int) -> str:
+    """The name of a game's OpenTafl record file."""
     return f"tafl-game-{game_id}.otg"
 
 
 def history_message(state: GameState) -> Outgoing:
     """The move list so far and the OpenTafl record of the game."""
-    from engine.record import to_opentafl_record
-
     lines = numbered_moves(state.game.history) or ["No move yet."]
     text = "\n".join(lines)
     if len(text) > DESCRIPTION_LIMIT - 10:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import logging
 import secrets
 from dataclasses import dataclass
@@ -41,8 +42,6 @@ class Outgoing:
 
     def discord_files(self) -> list[discord.File]:
         """Fresh File objects (a File can be sent only once)."""
-        import io
-
         return [discord.File(io.BytesIO(data), filename=name) for name, data in self.files]
 
     def send_kwargs(self) -> dict[str, Any]:
