@@ -84,7 +84,7 @@ class Game(ABC):
         self.history.clear()
         self._undo_stack.clear()
         self._seen.clear()
-        self._seen[(self._key(), turn)] += 1
+        self._seen[self._position_key()] += 1
         self.outcome = None
 
     # -- playing -------------------------------------------------------------------------------
@@ -128,8 +128,8 @@ class Game(ABC):
         captured = self._apply(move)
         names = tuple([square_name(s, self.size) for s in captured]) if captured else ()
         ply = Ply(move, side, names)
-        self.turn = turn = side.opponent
-        key = (self._key(), turn)
+        self.turn = side.opponent
+        key = self._position_key()
         self._undo_stack.append((state, self.outcome, key))
         seen = self._seen[key] = self._seen.get(key, 0) + 1
         self.history.append(ply)
@@ -137,6 +137,10 @@ class Game(ABC):
         if outcome is None and seen >= 3:
             self.outcome = self._repetition_outcome(side)
         return ply
+
+    def _position_key(self) -> Hashable:
+        """The position as repetition counts it: the board and the side to move."""
+        return (self._key(), self.turn is self.rules.first)
 
     def undo(self) -> Ply:
         """Take back the last move; restores the exact position, turn and outcome."""

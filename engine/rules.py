@@ -50,7 +50,7 @@ NO_SIDE: frozenset[Side] = frozenset()
 
 @dataclass(frozen=True)
 class Rules:
-    """A hnefatafl-family ruleset. Squares are named (``"f6"``); hostility sets name the victim sides.
+    """A hnefatafl-family ruleset. Squares are named (``"f6"``); hostility sets name victim sides.
 
     The king is hostile-tested as a defender: a square hostile to defenders is hostile to him.
     """

@@ -1,8 +1,9 @@
 """Hnefatafl-family games on bitboards: one game class, the rules are data (``engine.rules.Rules``).
 
-The position is three bitboards (attackers, defender men, the king) plus the attackers' and
-defenders' boards transposed, so that a file can be read as a row. Legal moves come from tables
-keyed by the occupancy of one rank or file, filled on first use and kept per rules record.
+The position is the attackers' and the defender men's bitboards and the king's square, plus the
+two boards transposed so that a file reads like a rank. Legal moves are worked out per rank and
+file from per-piece runs precomputed for each rules record, and kept per side: after a move only
+the ranks and files it changed are worked out again.
 
 Each rule concept has one home, found by its name:
 - moving: ``TaflTables.may_stop`` and ``TaflTables.may_pass`` (throne and corners);
@@ -15,7 +16,7 @@ Each rule concept has one home, found by its name:
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
+from collections.abc import Hashable, Iterable, Sequence
 from itertools import chain
 from typing import Any
 
@@ -29,9 +30,6 @@ ATTACKERS = Side.ATTACKERS
 DEFENDERS = Side.DEFENDERS
 STRONG = KingStrength.STRONG
 WEAK = KingStrength.WEAK
-
-LINE_TABLE_LIMIT = 1 << 14
-"""Entries kept per rank or file table before it is cleared (bounds memory in long sessions)."""
 
 _State = tuple[int, int, int, int, int]
 _Runs = tuple[tuple[Move, ...], ...]
@@ -72,9 +70,6 @@ class TaflTables:
         self.lines: tuple[tuple[Square, ...], ...] = g.rows + g.columns
         """Ranks then files; bit i of a line pattern is square ``lines[line][i]``."""
         self.size = n
-        self.king_shift = 2 * n
-        self.line_tables: list[dict[int, tuple[Move, ...]]] = [{} for _ in self.lines]
-        """Per line, the moves of the pieces on it by ``line_key``."""
         self._runs_by_line: list[
             tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]] | None
         ] = [None] * len(self.lines)
@@ -98,23 +93,9 @@ class TaflTables:
             return king or self.rules.throne_pass
         return True
 
-    def line_moves(self, line: int, occupied: int, men: int, king: int) -> tuple[Move, ...]:
-        """The moves along ``line`` of the men and king on it, given as bit patterns of the line
-        (bit i is square ``lines[line][i]``); remembered per line."""
-        found = self.line_tables[line].get(self.line_key(occupied, men, king))
-        if found is None:
-            found = self.new_line_moves(line, occupied, men, king)
-        return found
-
-    def line_key(self, occupied: int, men: int, king: int) -> int:
-        """The key of a line's patterns in ``line_tables``."""
-        return occupied | men << self.size | king << self.king_shift
-
-    def new_line_moves(self, line: int, occupied: int, men: int, king: int) -> tuple[Move, ...]:
-        """Work out (and remember) the moves along a line that ``line_tables`` does not hold."""
-        table = self.line_tables[line]
-        if len(table) >= LINE_TABLE_LIMIT:
-            table.clear()
+    def line_moves(self, line: int, occupied: int, men: int, king: int) -> list[Move]:
+        """The moves along ``line`` of the men and the king on it, each given as a bit pattern
+        of the line (bit i is square ``lines[line][i]``), read from the per-piece runs."""
         runs = self._runs_by_line[line]
         if runs is None:
             runs = self._runs_by_line[line] = self._line_runs(line)
@@ -129,19 +110,7 @@ class TaflTables:
             above = occupied >> i >> 1
             moves += up[(above & -above).bit_length() - 1] if above else up[-1]
             moves += down[i - (occupied & (low - 1)).bit_length()]
-        found = table[self.line_key(occupied, men, king)] = tuple(moves)
-        return found
-
-    def piece_moves(self, line: int, i: int, occupied: int, *, king: bool) -> tuple[Move, ...]:
-        """The moves along ``line`` of the piece at index ``i`` (``occupied``: the line)."""
-        runs = self._runs_by_line[line]
-        if runs is None:
-            runs = self._runs_by_line[line] = self._line_runs(line)
-        up, down = runs[king][i]
-        above = occupied >> i >> 1
-        return (up[(above & -above).bit_length() - 1] if above else up[-1]) + down[
-            i - (occupied & ((1 << i) - 1)).bit_length()
-        ]
+        return moves
 
     def _line_runs(self, line: int) -> tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]]:
         """Per index of ``line``, for a man and for the king: the moves up the line when the
@@ -240,7 +209,7 @@ class TaflGame(Game):
         self._dfd_t = sum(g.transposed_bit[s] for s, p in pieces.items() if p is Piece.DEFENDER)
         self._king = kings[0]
         lines = len(self._tables.lines)
-        self._line_moves: tuple[list[tuple[Move, ...]], list[tuple[Move, ...]]] = (
+        self._line_moves: tuple[list[Sequence[Move]], list[Sequence[Move]]] = (
             [()] * lines,
             [()] * lines,
         )
@@ -296,9 +265,9 @@ class TaflGame(Game):
         """Every move of ``side``'s pieces."""
         return list(chain.from_iterable(self._line_moves_of(side)))
 
-    def _line_moves_of(self, side: Side) -> list[tuple[Move, ...]]:
-        """``side``'s moves per rank and file, read from the tables only for the lines that
-        changed since the last call for that side."""
+    def _line_moves_of(self, side: Side) -> list[Sequence[Move]]:
+        """``side``'s moves per rank and file; only the lines that changed since the last call
+        for that side are worked out again."""
         index = side is DEFENDERS
         cached = self._line_moves[index]
         dirty = self._dirty[index]
@@ -316,9 +285,7 @@ class TaflGame(Game):
             else:
                 men = self._att | self._att_t << area
                 kings = 0
-            tables = self._tables
-            line_tables = tables.line_tables
-            high = tables.king_shift
+            line_moves = self._tables.line_moves
             while dirty:
                 low = dirty & -dirty
                 dirty ^= low
@@ -327,11 +294,7 @@ class TaflGame(Game):
                 m = men >> shift & mask
                 k = kings >> shift & mask
                 if m or k:
-                    o = occupied >> shift & mask
-                    found = line_tables[line].get(o | m << n | k << high)
-                    if found is None:
-                        found = tables.new_line_moves(line, o, m, k)
-                    cached[line] = found
+                    cached[line] = line_moves(line, occupied >> shift & mask, m, k)
                 else:
                     cached[line] = ()
         return cached
@@ -541,20 +504,23 @@ class TaflGame(Game):
         """Whether ``side`` has a legal move."""
         return any(self._line_moves_of(side))
 
-    def _piece_moves(self, square: Square) -> tuple[Move, ...]:
+    def _piece_moves(self, square: Square) -> list[Move]:
         """The moves of the piece on ``square``."""
         g = self._geo
         n = self.size
         mask = g.line_mask
-        king_t = g.transposed_bit[self._king]
         occupied = self._att | self._dfd | g.bit[self._king]
-        occupied_t = self._att_t | self._dfd_t | king_t
+        occupied_t = self._att_t | self._dfd_t | g.transposed_bit[self._king]
         rank, file = divmod(square, n)
-        is_king = square == self._king
-        piece_moves = self._tables.piece_moves
-        return piece_moves(rank, file, occupied >> rank * n & mask, king=is_king) + piece_moves(
-            n + file, rank, occupied_t >> file * n & mask, king=is_king
+        piece = 1 << file
+        king = piece if square == self._king else 0
+        moves = self._tables.line_moves(rank, occupied >> rank * n & mask, piece ^ king, king)
+        piece = 1 << rank
+        king = piece if square == self._king else 0
+        moves += self._tables.line_moves(
+            n + file, occupied_t >> file * n & mask, piece ^ king, king
         )
+        return moves
 
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         repetition = self.rules.repetition
