@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import Callable
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -43,6 +44,9 @@ from bot.models import (
 )
 from bot.storage import GameRow, MoveRow, Session, Store
 from engine import Move, Outcome, Piece, Reason, Side
+
+AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
+"""How the AI answers offers: it allows takebacks and declines draws."""
 
 __all__ = ["CHALLENGE_TTL", "GameService", "utc_now"]
 
@@ -316,6 +320,12 @@ class GameService:
                 return await db.insert_offer(
                     state.id, kind, player, opponent, len(state.game.history), now
                 )
+
+    async def answer_as_ai(self, offer: Offer) -> tuple[Offer, GameState, Report | None]:
+        """The AI's answer to an offer made to it: it allows takebacks and plays on for a win."""
+        if not offer.to.is_ai:
+            raise NotForYou(f"only {offer.to.name} can answer this offer")
+        return await self.answer_offer(offer.id, offer.to, accept=AI_ACCEPTS[offer.kind])
 
     async def answer_offer(
         self, offer_id: int, player: Player, accept: bool
@@ -614,11 +624,18 @@ def _ranked_moves(game: engine.Game) -> list[str]:
 
 
 def _typed_matcher(typed: str) -> Callable[[str], bool]:
-    """Whether a move in canonical form ("d1-d4") starts with what was typed, in any form."""
-    text = "".join(typed.lower().split()).split("x")[0]
-    compact = text.replace("-", "")
+    """Whether a move in canonical form ("d1-d4") starts with what was typed, in any form.
+
+    "d1d4", "D1 d4" and "d1-d4xd5" read as "d1-d4"; "d1-" or "d1d" never match a d11 move.
+    """
+    text = _SEPARATORS.sub("-", typed.strip().lower()).split("x")[0]
+    text = _SQUARE_END.sub(r"\1-\2", text)
 
     def matches(move: str) -> bool:
-        return move.startswith(text) or move.replace("-", "").startswith(compact)
+        return move.startswith(text)
 
     return matches
+
+
+_SEPARATORS = re.compile(r"[\s-]+")
+_SQUARE_END = re.compile(r"(\d)([a-z])")

@@ -50,10 +50,6 @@ SIDE_CHOICES = [
         ("Random", RANDOM_SIDE),
     )
 ]
-AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
-"""How the AI answers offers: it plays on rather than agree a draw, and allows takebacks."""
-
-
 class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl (hnefatafl)"):
     """The /tafl command group."""
 
@@ -242,9 +238,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if not offer.to.is_ai:
             await reply.send(present.offer_message(offer))
             return
-        offer, state, report = await self.service.answer_offer(
-            offer.id, offer.to, accept=AI_ACCEPTS[kind]
-        )
+        offer, state, report = await self.service.answer_as_ai(offer)
         await reply.send(present.offer_message(offer))
         await self.after_offer(reply, offer, state, report)
 

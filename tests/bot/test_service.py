@@ -341,6 +341,18 @@ async def test_legal_moves_match_what_is_typed(
     assert await service.legal_moves(hall, bob, typed) == expected
 
 
+async def test_a_typed_square_is_not_read_as_the_start_of_a_longer_one(
+    service: GameService, hall: Channel, alice: Player, bob: Player
+) -> None:
+    await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob})
+    await service.move(hall, alice, "d11-d9")
+    await service.move(hall, bob, "e7-c7")
+    for typed in ("d1-", "d1d", "d1 d"):
+        suggested = await service.legal_moves(hall, alice, typed)
+        assert suggested and all(move.startswith("d1-") for move in suggested), typed
+    assert any(m.startswith("d9-") for m in await service.legal_moves(hall, alice, "d9"))
+
+
 async def test_at_most_25_suggestions(
     service: GameService, hall: Channel, alice: Player, bob: Player
 ) -> None:
@@ -623,6 +635,22 @@ async def test_the_ai_plays_its_turn(service: GameService, hall: Channel, alice:
     assert notations(state) == [result.ply.notation]
     with pytest.raises(NotYourTurn, match="not the AI's turn"):
         await service.ai_move(hall, time_limit=0.05)
+
+
+async def test_the_ai_allows_takebacks_and_declines_draws(
+    service: GameService, hall: Channel, alice: Player
+) -> None:
+    state = await service.start_game(
+        hall, {Side.ATTACKERS: alice, Side.DEFENDERS: AI_PLAYER}, "brandubh"
+    )
+    await service.move(hall, alice, "d1-e1")
+    await service.ai_move(hall, time_limit=0.05)
+    draw, _, report = await service.answer_as_ai(await service.offer(hall, alice, "draw"))
+    assert (draw.status, report) == (OfferStatus.DECLINED, None)
+    undo, after, _ = await service.answer_as_ai(await service.offer(hall, alice, "undo"))
+    assert undo.status is OfferStatus.ACCEPTED
+    assert (notations(after), after.player_to_move()) == ([], alice)
+    assert notations(state) == []
 
 
 async def test_the_report_tells_the_story(
