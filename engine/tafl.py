@@ -101,34 +101,42 @@ class TaflTables:
             runs = self._runs_by_line[line] = self._line_runs(line)
         men_runs, king_runs = runs
         moves: list[Move] = []
-        pieces = men | king
-        while pieces:
-            low = pieces & -pieces
-            pieces ^= low
+        while men:
+            low = men & -men
+            men ^= low
             i = low.bit_length() - 1
-            up, down = king_runs[i] if king & low else men_runs[i]
+            up, down = men_runs[i]
             above = occupied >> i >> 1
-            moves += up[(above & -above).bit_length() - 1] if above else up[-1]
-            moves += down[i - (occupied & (low - 1)).bit_length()]
+            moves += up[(above & -above).bit_length()]
+            moves += down[(occupied & (low - 1)).bit_length()]
+        if king:
+            i = king.bit_length() - 1
+            up, down = king_runs[i]
+            above = occupied >> i >> 1
+            moves += up[(above & -above).bit_length()]
+            moves += down[(occupied & (king - 1)).bit_length()]
         return moves
 
     def _line_runs(self, line: int) -> tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]]:
-        """Per index of ``line``, for a man and for the king: the moves up the line when the
-        nearest piece above is ``d`` squares past the next one (entry ``d``; the last entry when
-        there is none), and the same down the line."""
-        squares = self.lines[line]
-        return tuple(  # type: ignore[return-value]
-            [
-                (
-                    self._runs(origin, squares[i + 1 :], king),
-                    self._runs(origin, squares[i - 1 :: -1] if i else (), king),
-                )
-                for i, origin in enumerate(squares)
-            ]
-            for king in (False, True)
-        )
+        """Per index i of ``line``, for a man and for the king, his runs up and down the line.
 
-    def _runs(self, origin: Square, ray: tuple[Square, ...], king: bool) -> _Runs:
+        Up: entry k is his moves when the nearest piece above him is k squares away, entry 0
+        when there is none; ``k = (above & -above).bit_length()`` for ``above``, the pattern of
+        the squares above him. Down: entry k is his moves when the nearest piece below him is on
+        index k - 1, entry 0 when there is none; ``k = (below).bit_length()``.
+        """
+        squares = self.lines[line]
+        runs: tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]] = ([], [])
+        for king in (False, True):
+            for i, origin in enumerate(squares):
+                up = self._runs(origin, squares[i + 1 :], king=king)
+                down = self._runs(origin, squares[:i][::-1], king=king)
+                runs[king].append(((up[-1], *up[:-1]), down[::-1]))
+        return runs
+
+    def _runs(self, origin: Square, ray: tuple[Square, ...], *, king: bool) -> _Runs:
+        """The moves out along ``ray``: entry d when its d-th square (from 0) holds the nearest
+        piece, the last entry when it is free."""
         runs: list[tuple[Move, ...]] = []
         moves: list[Move] = []
         open_ray = True
