@@ -70,6 +70,7 @@ class TaflTables:
         self.lines: tuple[tuple[Square, ...], ...] = g.rows + g.columns
         """Ranks then files; bit i of a line pattern is square ``lines[line][i]``."""
         self.size = n
+        self.line_mask = g.line_mask
         self._runs_by_line: list[
             tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]] | None
         ] = [None] * len(self.lines)
@@ -93,29 +94,52 @@ class TaflTables:
             return king or self.rules.throne_pass
         return True
 
-    def line_moves(self, line: int, occupied: int, men: int, king: int) -> list[Move]:
-        """The moves along ``line`` of the men and the king on it, each given as a bit pattern
-        of the line (bit i is square ``lines[line][i]``), read from the per-piece runs."""
-        runs = self._runs_by_line[line]
-        if runs is None:
-            runs = self._runs_by_line[line] = self._line_runs(line)
-        men_runs, king_runs = runs
-        moves: list[Move] = []
-        while men:
-            low = men & -men
-            men ^= low
-            i = low.bit_length() - 1
-            up, down = men_runs[i]
-            above = occupied >> i >> 1
-            moves += up[(above & -above).bit_length()]
-            moves += down[(occupied & (low - 1)).bit_length()]
-        if king:
-            i = king.bit_length() - 1
-            up, down = king_runs[i]
-            above = occupied >> i >> 1
-            moves += up[(above & -above).bit_length()]
-            moves += down[(occupied & (king - 1)).bit_length()]
-        return moves
+    def refresh_lines(
+        self,
+        moves_by_line: list[Sequence[Move]],
+        lines: int,
+        occupied: int,
+        men: int,
+        kings: int,
+    ) -> None:
+        """Work out into ``moves_by_line`` the moves along each line of ``lines`` (bit L for
+        line L) of the ``men`` and ``kings`` on it. Each pattern holds the ranks then the files:
+        bits ``L * size`` up to ``(L + 1) * size`` are line L, bit i of it ``self.lines[L][i]``.
+        """
+        n = self.size
+        mask = self.line_mask
+        runs_by_line = self._runs_by_line
+        while lines:
+            low = lines & -lines
+            lines ^= low
+            line = low.bit_length() - 1
+            shift = line * n
+            m = men >> shift & mask
+            k = kings >> shift & mask
+            if not (m or k):
+                moves_by_line[line] = ()
+                continue
+            o = occupied >> shift & mask
+            runs = runs_by_line[line]
+            if runs is None:
+                runs = runs_by_line[line] = self._line_runs(line)
+            men_runs, king_runs = runs
+            moves: list[Move] = []
+            while m:
+                piece = m & -m
+                m ^= piece
+                i = piece.bit_length() - 1
+                up, down = men_runs[i]
+                above = o >> i >> 1
+                moves += up[(above & -above).bit_length()]
+                moves += down[(o & (piece - 1)).bit_length()]
+            if k:
+                i = k.bit_length() - 1
+                up, down = king_runs[i]
+                above = o >> i >> 1
+                moves += up[(above & -above).bit_length()]
+                moves += down[(o & (k - 1)).bit_length()]
+            moves_by_line[line] = moves
 
     def _line_runs(self, line: int) -> tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]]:
         """Per index i of ``line``, for a man and for the king, his runs up and down the line.
@@ -282,9 +306,7 @@ class TaflGame(Game):
         if dirty:
             self._dirty[index] = 0
             g = self._geo
-            n = self.size
-            area = n * n
-            mask = g.line_mask
+            area = self.size * self.size
             # Ranks then files as one pattern: the transposed board sits above the board.
             kings = g.bit[self._king] | g.transposed_bit[self._king] << area
             occupied = self._att | self._dfd | kings | (self._att_t | self._dfd_t) << area
@@ -293,18 +315,7 @@ class TaflGame(Game):
             else:
                 men = self._att | self._att_t << area
                 kings = 0
-            line_moves = self._tables.line_moves
-            while dirty:
-                low = dirty & -dirty
-                dirty ^= low
-                line = low.bit_length() - 1
-                shift = line * n
-                m = men >> shift & mask
-                k = kings >> shift & mask
-                if m or k:
-                    cached[line] = line_moves(line, occupied >> shift & mask, m, k)
-                else:
-                    cached[line] = ()
+            self._tables.refresh_lines(cached, dirty, occupied, men, kings)
         return cached
 
     def _touch(self, changed: Bitboard) -> None:
@@ -515,20 +526,14 @@ class TaflGame(Game):
     def _piece_moves(self, square: Square) -> list[Move]:
         """The moves of the piece on ``square``."""
         g = self._geo
-        n = self.size
-        mask = g.line_mask
-        occupied = self._att | self._dfd | g.bit[self._king]
-        occupied_t = self._att_t | self._dfd_t | g.transposed_bit[self._king]
-        rank, file = divmod(square, n)
-        piece = 1 << file
-        king = piece if square == self._king else 0
-        moves = self._tables.line_moves(rank, occupied >> rank * n & mask, piece ^ king, king)
-        piece = 1 << rank
-        king = piece if square == self._king else 0
-        moves += self._tables.line_moves(
-            n + file, occupied_t >> file * n & mask, piece ^ king, king
-        )
-        return moves
+        area = self.size * self.size
+        kings = g.bit[self._king] | g.transposed_bit[self._king] << area
+        occupied = self._att | self._dfd | kings | (self._att_t | self._dfd_t) << area
+        piece = g.bit[square] | g.transposed_bit[square] << area
+        moves_by_line: list[Sequence[Move]] = [()] * (2 * self.size)
+        men, kings = (0, piece) if square == self._king else (piece, 0)
+        self._tables.refresh_lines(moves_by_line, g.line_bits[square], occupied, men, kings)
+        return list(chain.from_iterable(moves_by_line))
 
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         repetition = self.rules.repetition
