@@ -115,7 +115,7 @@ class TaflTables:
             line = low.bit_length() - 1
             shift = line * n
             m = men >> shift & mask
-            k = kings >> shift & mask
+            k = kings >> shift & mask if kings else 0
             if not (m or k):
                 moves_by_line[line] = ()
                 continue
@@ -291,11 +291,7 @@ class TaflGame(Game):
     def legal_moves(self) -> list[Move]:
         if self.outcome is not None:
             return []
-        return self._moves_of(self.turn)
-
-    def _moves_of(self, side: Side) -> list[Move]:
-        """Every move of ``side``'s pieces."""
-        return list(chain.from_iterable(self._line_moves_of(side)))
+        return list(chain.from_iterable(self._line_moves_of(self.turn)))
 
     def _line_moves_of(self, side: Side) -> list[Sequence[Move]]:
         """``side``'s moves per rank and file; only the lines that changed since the last call
@@ -339,13 +335,18 @@ class TaflGame(Game):
         if self.turn is ATTACKERS:
             self._att ^= flip
             self._att_t ^= flip_t
-        elif origin == self._king:
-            self._king = target
-            if not self._tables.king_hammer:
+            if not g.neighbours[target] & (self._dfd | g.bit[self._king]):
                 return ()
         else:
-            self._dfd ^= flip
-            self._dfd_t ^= flip_t
+            if origin == self._king:
+                self._king = target
+                if not self._tables.king_hammer:
+                    return ()
+            else:
+                self._dfd ^= flip
+                self._dfd_t ^= flip_t
+            if not g.neighbours[target] & self._att:
+                return ()
         return self._captures(target)
 
     def _captures(self, hammer: Square) -> list[Square]:
