@@ -521,7 +521,13 @@ class TaflGame(Game):
         return False
 
     def _can_move(self, side: Side) -> bool:
-        """Whether ``side`` has a legal move."""
+        """Whether ``side`` has a legal move: a man with a free square above or below him where
+        he may stop settles it; otherwise the moves are worked out."""
+        g = self._geo
+        free = self._tables.men_stops & ~(self._att | self._dfd | g.bit[self._king])
+        men = self._att if side is ATTACKERS else self._dfd
+        if men << self.size & free or men >> self.size & free:
+            return True
         return any(self._line_moves_of(side))
 
     def _piece_moves(self, square: Square) -> list[Move]:
