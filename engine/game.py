@@ -69,6 +69,8 @@ class Game(ABC):
         self.outcome = None
         self._undo_stack: list[tuple[Any, Outcome | None, Hashable]] = []
         self._seen: Counter[Hashable] = Counter()
+        self._first: Side = self.rules.first
+        self._second: Side = self._first.opponent
         self._set_position(self.rules.start, self.rules.first)
 
     @classmethod
@@ -128,7 +130,7 @@ class Game(ABC):
         captured = self._apply(move)
         names = tuple([square_name(s, self.size) for s in captured]) if captured else ()
         ply = Ply(move, side, names)
-        self.turn = side.opponent
+        self.turn = self._second if side is self._first else self._first
         key = self._position_key()
         self._undo_stack.append((state, self.outcome, key))
         seen = self._seen[key] = self._seen.get(key, 0) + 1
@@ -140,7 +142,7 @@ class Game(ABC):
 
     def _position_key(self) -> Hashable:
         """The position as repetition counts it: the board and the side to move."""
-        return (self._key(), self.turn is self.rules.first)
+        return (self._key(), self.turn is self._first)
 
     def undo(self) -> Ply:
         """Take back the last move; restores the exact position, turn and outcome."""
