@@ -96,50 +96,57 @@ class TaflTables:
 
     def refresh_lines(
         self,
-        moves_by_line: list[Sequence[Move]],
+        moves_by_line: tuple[list[Sequence[Move]], list[Sequence[Move]]],
         lines: int,
-        occupied: int,
-        men: int,
+        attackers: int,
+        defenders: int,
         kings: int,
     ) -> None:
-        """Work out into ``moves_by_line`` the moves along each line of ``lines`` (bit L for
-        line L) of the ``men`` and ``kings`` on it. Each pattern holds the ranks then the files:
-        bits ``L * size`` up to ``(L + 1) * size`` are line L, bit i of it ``self.lines[L][i]``.
+        """Work out the moves along each line of ``lines`` (bit L for line L) of the pieces on
+        it, into ``moves_by_line`` (the attackers', the defenders'). Each pattern holds the ranks
+        then the files: bits ``L * size`` up to ``(L + 1) * size`` are line L, and bit i of it is
+        square ``self.lines[L][i]``. ``defenders`` holds the men, ``kings`` the king.
         """
         n = self.size
         mask = self.line_mask
         runs_by_line = self._runs_by_line
+        attacker_moves, defender_moves = moves_by_line
+        occupied = attackers | defenders | kings
         while lines:
             low = lines & -lines
             lines ^= low
             line = low.bit_length() - 1
             shift = line * n
-            m = men >> shift & mask
-            k = kings >> shift & mask if kings else 0
-            if not (m or k):
-                moves_by_line[line] = ()
-                continue
             o = occupied >> shift & mask
+            if not o:
+                attacker_moves[line] = defender_moves[line] = ()
+                continue
             runs = runs_by_line[line]
             if runs is None:
                 runs = runs_by_line[line] = self._line_runs(line)
             men_runs, king_runs = runs
-            moves: list[Move] = []
-            while m:
-                piece = m & -m
-                m ^= piece
+            a = attackers >> shift & mask
+            ours: list[Move] = []
+            theirs: list[Move] = []
+            pieces = o ^ (kings >> shift & mask)
+            while pieces:
+                piece = pieces & -pieces
+                pieces ^= piece
                 i = piece.bit_length() - 1
                 up, down = men_runs[i]
                 above = o >> i >> 1
+                moves = ours if a & piece else theirs
                 moves += up[(above & -above).bit_length()]
                 moves += down[(o & (piece - 1)).bit_length()]
+            k = kings >> shift & mask
             if k:
                 i = k.bit_length() - 1
                 up, down = king_runs[i]
                 above = o >> i >> 1
-                moves += up[(above & -above).bit_length()]
-                moves += down[(o & (k - 1)).bit_length()]
-            moves_by_line[line] = moves
+                theirs += up[(above & -above).bit_length()]
+                theirs += down[(o & (k - 1)).bit_length()]
+            attacker_moves[line] = ours
+            defender_moves[line] = theirs
 
     def _line_runs(self, line: int) -> tuple[list[tuple[_Runs, _Runs]], list[tuple[_Runs, _Runs]]]:
         """Per index i of ``line``, for a man and for the king, his runs up and down the line.
@@ -246,8 +253,8 @@ class TaflGame(Game):
             [()] * lines,
         )
         """Per side (attackers, defenders), the moves along each rank and file."""
-        self._dirty = [(1 << lines) - 1] * 2
-        """Per side, the lines whose moves must be read again."""
+        self._dirty = (1 << lines) - 1
+        """The lines whose moves must be worked out again."""
 
     def pieces(self) -> dict[Square, Piece]:
         pieces = dict.fromkeys(squares_of(self._att), Piece.ATTACKER)
@@ -294,25 +301,21 @@ class TaflGame(Game):
         return list(chain.from_iterable(self._line_moves_of(self.turn)))
 
     def _line_moves_of(self, side: Side) -> list[Sequence[Move]]:
-        """``side``'s moves per rank and file; only the lines that changed since the last call
-        for that side are worked out again."""
-        index = side is DEFENDERS
-        cached = self._line_moves[index]
-        dirty = self._dirty[index]
-        if dirty:
-            self._dirty[index] = 0
+        """``side``'s moves per rank and file; the lines that changed since the last call are
+        worked out again (for both sides)."""
+        if self._dirty:
             g = self._geo
             area = self.size * self.size
             # Ranks then files as one pattern: the transposed board sits above the board.
-            kings = g.bit[self._king] | g.transposed_bit[self._king] << area
-            occupied = self._att | self._dfd | kings | (self._att_t | self._dfd_t) << area
-            if index:
-                men = self._dfd | self._dfd_t << area
-            else:
-                men = self._att | self._att_t << area
-                kings = 0
-            self._tables.refresh_lines(cached, dirty, occupied, men, kings)
-        return cached
+            self._tables.refresh_lines(
+                self._line_moves,
+                self._dirty,
+                self._att | self._att_t << area,
+                self._dfd | self._dfd_t << area,
+                g.bit[self._king] | g.transposed_bit[self._king] << area,
+            )
+            self._dirty = 0
+        return self._line_moves[side is DEFENDERS]
 
     def _touch(self, changed: Bitboard) -> None:
         """Mark the ranks and files of the ``changed`` squares for the move tables."""
@@ -320,18 +323,14 @@ class TaflGame(Game):
         line_bits = self._geo.line_bits
         for square in squares_of(changed):
             lines |= line_bits[square]
-        self._dirty[0] |= lines
-        self._dirty[1] |= lines
+        self._dirty |= lines
 
     def _apply(self, move: Move) -> Iterable[Square]:
         origin, target = move.path
         g = self._geo
         flip = g.bit[origin] | g.bit[target]
         flip_t = g.transposed_bit[origin] | g.transposed_bit[target]
-        lines = g.line_bits[origin] | g.line_bits[target]
-        dirty = self._dirty
-        dirty[0] |= lines
-        dirty[1] |= lines
+        self._dirty |= g.line_bits[origin] | g.line_bits[target]
         if self.turn is ATTACKERS:
             self._att ^= flip
             self._att_t ^= flip_t
@@ -534,13 +533,22 @@ class TaflGame(Game):
         """The moves of the piece on ``square``."""
         g = self._geo
         area = self.size * self.size
-        kings = g.bit[self._king] | g.transposed_bit[self._king] << area
-        occupied = self._att | self._dfd | kings | (self._att_t | self._dfd_t) << area
         piece = g.bit[square] | g.transposed_bit[square] << area
-        moves_by_line: list[Sequence[Move]] = [()] * (2 * self.size)
+        others = (
+            self._att
+            | self._dfd
+            | g.bit[self._king]
+            | (self._att_t | self._dfd_t | g.transposed_bit[self._king]) << area
+        ) ^ piece
+        # The other pieces only block: count them as attackers, the piece as a defender.
+        lines = 2 * self.size
+        moves_by_line: tuple[list[Sequence[Move]], list[Sequence[Move]]] = (
+            [()] * lines,
+            [()] * lines,
+        )
         men, kings = (0, piece) if square == self._king else (piece, 0)
-        self._tables.refresh_lines(moves_by_line, g.line_bits[square], occupied, men, kings)
-        return list(chain.from_iterable(moves_by_line))
+        self._tables.refresh_lines(moves_by_line, g.line_bits[square], others, men, kings)
+        return list(chain.from_iterable(moves_by_line[1]))
 
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         repetition = self.rules.repetition
