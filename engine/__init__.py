@@ -30,6 +30,7 @@ __all__ = [
     "Square",
     "TaflGame",
     "ThroneStop",
+    "VariantRules",
     "resolve_rules",
     "square_name",
 ]

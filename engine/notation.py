@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from itertools import pairwise
 
 from engine.errors import NotationError
 from engine.types import Square, parse_square
@@ -44,6 +45,6 @@ def parse_move_text(text: str, size: int) -> ParsedMove:
         )
     except ValueError as error:
         raise NotationError(str(error)) from None
-    if any(a == b for a, b in zip(path, path[1:], strict=False)):
+    if any(a == b for a, b in pairwise(path)):
         raise NotationError("a move must go somewhere: the from and to squares are the same")
     return ParsedMove(path, captures)
