@@ -14,6 +14,7 @@ from engine.types import Bitboard, Square
 
 MIN_SIZE = 7
 MAX_SIZE = 19
+SLOTS_KEPT = 1 << 14
 
 
 class Geometry:
@@ -31,6 +32,7 @@ class Geometry:
         "last_rank",
         "line_bits",
         "line_mask",
+        "line_slots",
         "neighbours",
         "off_board",
         "rays",
@@ -52,6 +54,8 @@ class Geometry:
         self.off_board: Square = count
         self.full: Bitboard = (1 << count) - 1
         self.line_mask: Bitboard = (1 << n) - 1
+        self.line_slots: dict[int, tuple[tuple[int, int, int, int], ...]] = {}
+        """By the pattern of the pieces on a line: ``slots_of(pattern)``, as it is asked for."""
         self.bit: tuple[Bitboard, ...] = tuple(1 << s for s in range(count))
         self.transposed_bit: tuple[Bitboard, ...] = tuple(
             1 << ((s % n) * n + s // n) for s in range(count)
@@ -114,6 +118,26 @@ class Geometry:
         if on_rank_edge:
             return (east, west), (n if rank == 0 else -n)
         return (north, south), (1 if file == 0 else -1)
+
+    def slots_of(self, pattern: int) -> tuple[tuple[int, int, int, int], ...]:
+        """For each piece of a line ``pattern`` (bit i: index i of the line), lowest first:
+        ``(its bit, i, up, down)`` where ``up`` is the distance to the nearest piece above him
+        (0: none) and ``down`` is one more than the index of the nearest piece below him (0:
+        none). Remembered (per size, at most ``SLOTS_KEPT`` patterns)."""
+        slots = []
+        rest = pattern
+        while rest:
+            piece = rest & -rest
+            rest ^= piece
+            i = piece.bit_length() - 1
+            above = pattern >> i >> 1
+            slots.append(
+                (piece, i, (above & -above).bit_length(), (pattern & (piece - 1)).bit_length())
+            )
+        if len(self.line_slots) >= SLOTS_KEPT:
+            self.line_slots.clear()
+        found = self.line_slots[pattern] = tuple(slots)
+        return found
 
     def spread(self, board: Bitboard) -> Bitboard:
         """``board`` and every square orthogonally next to one of its squares."""

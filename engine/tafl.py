@@ -110,6 +110,8 @@ class TaflTables:
         n = self.size
         mask = self.line_mask
         runs_by_line = self._runs_by_line
+        slot_table = self.geometry.line_slots
+        slots_of = self.geometry.slots_of
         attacker_moves, defender_moves = moves_by_line
         occupied = attackers | defenders | kings
         while lines:
@@ -126,25 +128,22 @@ class TaflTables:
                 runs = runs_by_line[line] = self._line_runs(line)
             men_runs, king_runs = runs
             a = attackers >> shift & mask
+            k = kings >> shift & mask
             ours: list[Move] = []
             theirs: list[Move] = []
-            pieces = o ^ (kings >> shift & mask)
-            while pieces:
-                piece = pieces & -pieces
-                pieces ^= piece
-                i = piece.bit_length() - 1
+            slots = slot_table.get(o)
+            if slots is None:
+                slots = slots_of(o)
+            for piece, i, up_index, down_index in slots:
+                if piece & k:
+                    up, down = king_runs[i]
+                    theirs += up[up_index]
+                    theirs += down[down_index]
+                    continue
                 up, down = men_runs[i]
-                above = o >> i >> 1
                 moves = ours if a & piece else theirs
-                moves += up[(above & -above).bit_length()]
-                moves += down[(o & (piece - 1)).bit_length()]
-            k = kings >> shift & mask
-            if k:
-                i = k.bit_length() - 1
-                up, down = king_runs[i]
-                above = o >> i >> 1
-                theirs += up[(above & -above).bit_length()]
-                theirs += down[(o & (k - 1)).bit_length()]
+                moves += up[up_index]
+                moves += down[down_index]
             attacker_moves[line] = ours
             defender_moves[line] = theirs
 
