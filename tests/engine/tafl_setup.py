@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from engine import Game, Ply, TaflGame
+from engine import Game, Piece, Ply, TaflGame
+from engine.rules import ThroneStop
 from engine.types import parse_square
 
 SIZES = {
@@ -68,3 +69,42 @@ def moves_from(game: Game, square: str) -> set[str]:
 def square(game: Game, name: str) -> int:
     """The square called ``name`` on the game's board."""
     return parse_square(name, game.size)
+
+
+def reference_moves(game: Game) -> set[str]:
+    """Every legal move of the side to move, found square by square from the rules record alone
+    (RULES.md section 1, 'Movement'): slow and plain, to check the engine's tables against."""
+    if game.outcome is not None:
+        return set()
+    rules = game.rules
+    n = game.size
+    corners = {parse_square(name, n) for name in rules.corners}
+    throne = None if rules.throne is None else parse_square(rules.throne, n)
+    pieces = game.pieces()
+    moves = set()
+    for origin, piece in pieces.items():
+        if piece.side is not game.turn:
+            continue
+        is_king = piece is Piece.KING
+        rank, file = divmod(origin, n)
+        for step_rank, step_file in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            r, f = rank + step_rank, file + step_file
+            while 0 <= r < n and 0 <= f < n:
+                target = r * n + f
+                if target in pieces:
+                    break
+                name = f"{game.square_name(origin)}-{game.square_name(target)}"
+                if target in corners:  # only the king stops there; nothing goes past
+                    if is_king:
+                        moves.add(name)
+                    break
+                if target == throne:
+                    stop = rules.throne_stop
+                    if stop is ThroneStop.ALL or (is_king and stop is ThroneStop.KING):
+                        moves.add(name)
+                    if not (is_king or rules.throne_pass):
+                        break
+                else:
+                    moves.add(name)
+                r, f = r + step_rank, f + step_file
+    return moves
