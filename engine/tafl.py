@@ -36,8 +36,8 @@ _Runs = tuple[tuple[Move, ...], ...]
 
 
 class TaflTables:
-    """What one rules record implies for its board, derived once: marked squares, hostility
-    masks, stop masks, and the per-line move tables."""
+    """What one rules record implies for its board, derived once: the marked squares, the
+    hostile squares per side, where men may stop, and each line's runs of moves."""
 
     def __init__(self, rules: Rules) -> None:
         g = geometry(rules.size)
@@ -56,17 +56,12 @@ class TaflTables:
         self.men_stops: Bitboard = sum(
             g.bit[s] for s in range(n * n) if self.may_stop(s, king=False)
         )
-        self.king_armed_anvil = rules.king_anvil
+        self.king_anvil = rules.king_anvil
         self.king_hammer = rules.king_hammer
-        self._hostile = {
-            (side, occupied): self._hostile_mask(side, occupied)
-            for side in (ATTACKERS, DEFENDERS)
-            for occupied in (False, True)
-        }
-        self._hostile_att_empty = self._hostile[ATTACKERS, False]
-        self._hostile_att_occupied = self._hostile[ATTACKERS, True]
-        self._hostile_def_empty = self._hostile[DEFENDERS, False]
-        self._hostile_def_occupied = self._hostile[DEFENDERS, True]
+        self._hostile_att_empty = self._hostile_mask(ATTACKERS, throne_occupied=False)
+        self._hostile_att_occupied = self._hostile_mask(ATTACKERS, throne_occupied=True)
+        self._hostile_def_empty = self._hostile_mask(DEFENDERS, throne_occupied=False)
+        self._hostile_def_occupied = self._hostile_mask(DEFENDERS, throne_occupied=True)
         self.lines: tuple[tuple[Square, ...], ...] = g.rows + g.columns
         """Ranks then files; bit i of a line pattern is square ``lines[line][i]``."""
         self.size = n
@@ -181,7 +176,7 @@ class TaflTables:
 
     # -- hostility -----------------------------------------------------------------------------
 
-    def _hostile_mask(self, victim: Side, throne_occupied: bool) -> Bitboard:
+    def _hostile_mask(self, victim: Side, *, throne_occupied: bool) -> Bitboard:
         rules = self.rules
         mask = self.corners if victim in rules.corner_hostile_to else 0
         throne_sides = (
@@ -350,7 +345,8 @@ class TaflGame(Game):
     def _captures(self, hammer: Square) -> list[Square]:
         """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
         man next to it with an anvil beyond (a piece of the mover's side, the king only if armed,
-        or a hostile square), and any shieldwall it closes."""
+        or a hostile square), and any shieldwall it closes. ``_apply`` calls it only when an
+        enemy piece stands next to ``hammer``."""
         g = self._geo
         t = self._tables
         king_bit = g.bit[self._king]
@@ -359,10 +355,8 @@ class TaflGame(Game):
             row_pieces = victims | king_bit
         else:
             victims, victim_side = self._att, ATTACKERS
-            own = self._dfd | king_bit if t.king_armed_anvil else self._dfd
+            own = self._dfd | king_bit if t.king_anvil else self._dfd
             row_pieces = victims
-        if not g.neighbours[hammer] & row_pieces:
-            return []
         occupied = self._att | self._dfd | king_bit
         anvils = own | t.hostile_to(victim_side, occupied)
         captured = [
@@ -371,8 +365,8 @@ class TaflGame(Game):
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
             captured += self._shieldwall_captures(hammer, own, row_pieces, anvils)
         if captured:
-            self._touch(sum(g.bit[s] for s in captured))
             gone = sum(g.bit[s] for s in captured)
+            self._touch(gone)
             gone_t = sum(g.transposed_bit[s] for s in captured)
             if victim_side is DEFENDERS:
                 self._dfd ^= gone
