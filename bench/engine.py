@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 MAX_PLIES = 300
-WARM_UP = 0.3
+WARM_UP = 0.5
 """Seconds of play before measuring (caches, CPU clock)."""
 clock = time.process_time
 """CPU time of this process: steadier than the wall clock on a shared machine."""

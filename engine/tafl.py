@@ -17,6 +17,7 @@ Each rule concept has one home, found by its name:
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Sequence
+from functools import lru_cache
 from itertools import chain
 from typing import Any
 
@@ -197,15 +198,10 @@ class TaflTables:
         return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
 
 
-_TABLES: dict[Rules, TaflTables] = {}
-
-
+@lru_cache(maxsize=64)
 def tables_for(rules: Rules) -> TaflTables:
-    """The derived tables of ``rules``, built once per rules record."""
-    tables = _TABLES.get(rules)
-    if tables is None:
-        tables = _TABLES[rules] = TaflTables(rules)
-    return tables
+    """The derived tables of ``rules``, built once per rules record (the last 64 are kept)."""
+    return TaflTables(rules)
 
 
 def _square(name: str, size: int, what: str) -> Square:
