@@ -62,7 +62,7 @@ def random_text(rng: random.Random, size: int) -> str:
     return rng.choice(forms)()
 
 
-@settings(max_examples=24, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_random_games_raise_only_the_three_errors(variant: str, seed: int) -> None:
     rng = random.Random(seed)
@@ -81,7 +81,7 @@ def test_random_games_raise_only_the_three_errors(variant: str, seed: int) -> No
         assert game.square_name(king) not in ply.captures
 
 
-@settings(max_examples=24, deadline=None)
+@settings(max_examples=40, deadline=None)
 @given(variant=st.sampled_from(VARIANTS), seed=st.integers(0, 2**32 - 1))
 def test_undo_restores_position_turn_and_outcome(variant: str, seed: int) -> None:
     rng = random.Random(seed)
@@ -101,7 +101,7 @@ def test_undo_restores_position_turn_and_outcome(variant: str, seed: int) -> Non
     assert game.history == []
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(positions())
 def test_position_round_trip(case: tuple[str, str, str]) -> None:
     variant, position, turn = case
@@ -111,7 +111,7 @@ def test_position_round_trip(case: tuple[str, str, str]) -> None:
     assert list(game.pieces().values()).count(Piece.KING) == 1
 
 
-@settings(max_examples=80, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(positions())
 def test_legal_moves_match_the_reference_generator(case: tuple[str, str, str]) -> None:
     variant, position, turn = case
@@ -121,7 +121,7 @@ def test_legal_moves_match_the_reference_generator(case: tuple[str, str, str]) -
     assert set(moves) == reference_moves(game)
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(positions(), st.integers(0, 2**32 - 1))
 def test_reference_generator_agrees_along_random_games(
     case: tuple[str, str, str], seed: int
