@@ -50,7 +50,7 @@ def mid_game(size: int, seed: int = 1) -> BoardView:
 def played(variant: str, plies: int, seed: int, *, prefer_captures: bool = False) -> engine.Game:
     """A game of up to ``plies`` seeded random moves (captures first when asked)."""
     rng = random.Random(seed)
-    game = engine.Game(variant)  # type: ignore[abstract]
+    game = engine.Game(variant)
     for _ in range(plies):
         moves = game.legal_moves()
         if not moves or game.outcome is not None:

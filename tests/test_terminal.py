@@ -43,7 +43,7 @@ ESCAPE_GAME = "d6-c6 e4-e6 d1-e1 d5-g5 f4-f5 d3-g3 b4-b3 d4-g4 d7-f7 g3-f3 d2-g2
 
 
 def brandubh(moves: str = "") -> Game:
-    game = Game("brandubh")  # type: ignore[abstract]
+    game = Game("brandubh")
     for move in moves.split():
         game.play(move)
     return game
@@ -106,7 +106,7 @@ def test_legend_names_the_pieces_on_the_board() -> None:
     assert legend(brandubh(), UNICODE) == (
         "● attacker   ○ defender   ♔ king   ▫ empty throne or corner"
     )
-    halatafl = Game("halatafl")  # type: ignore[abstract]
+    halatafl = Game("halatafl")
     text = legend(halatafl, ASCII)
     assert "W white" in text and "B black" in text and "king" not in text
 

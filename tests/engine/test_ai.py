@@ -27,13 +27,13 @@ def replies_reaching(game: Game, reason: Reason) -> list[str]:
 
 @pytest.mark.parametrize("variant", list(VARIANTS))
 def test_a_legal_move_in_every_variant(variant: str) -> None:
-    game = Game(variant)  # type: ignore[abstract]
+    game = Game(variant)
     move = choose_move(game, time_limit=0.2, seed=0)
     assert move in game.legal_moves()
 
 
 def test_the_game_is_left_as_it_was() -> None:
-    game = Game("brandubh")  # type: ignore[abstract]
+    game = Game("brandubh")
     game.play("d2-e2")
     before = (game.position(), game.turn, list(game.history), game.outcome)
     choose_move(game, depth=3, time_limit=30, seed=1)
@@ -42,12 +42,12 @@ def test_the_game_is_left_as_it_was() -> None:
 
 
 def test_even_no_time_gives_a_legal_move() -> None:
-    game = Game("copenhagen")  # type: ignore[abstract]
+    game = Game("copenhagen")
     assert choose_move(game, time_limit=0.0) in game.legal_moves()
 
 
 def test_same_seed_same_depth_same_move() -> None:
-    game = Game("tablut")  # type: ignore[abstract]
+    game = Game("tablut")
     first = choose_move(game, depth=2, time_limit=30, seed=7)
     assert choose_move(game, depth=2, time_limit=30, seed=7) == first
 
@@ -106,7 +106,7 @@ def test_halatafl_wins_by_leaving_black_too_few_pieces() -> None:
 
 
 def test_no_move_to_choose_when_the_game_is_over() -> None:
-    game = Game("brandubh")  # type: ignore[abstract]
+    game = Game("brandubh")
     game.resign(Side.DEFENDERS)
     with pytest.raises(IllegalMoveError, match="the game is over"):
         choose_move(game)

@@ -57,7 +57,7 @@ def sq(name: str) -> int:
 
 
 def test_start_position_and_marked_squares() -> None:
-    game = Game("halatafl")  # type: ignore[abstract]  # Game(...) dispatches to the kind
+    game = Game("halatafl")
     assert isinstance(game, HalataflGame)
     assert game.turn is Side.WHITE
     assert game.position() == HALATAFL.start

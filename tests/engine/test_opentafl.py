@@ -270,10 +270,10 @@ def test_random_rules_round_trip(rules: Rules) -> None:
 
 
 def test_a_custom_rules_string_plays() -> None:
-    game = Game(f"dim:7 name:Little_One ks:w surf:n start:{BRANDUBH_START}")  # type: ignore[abstract]
+    game = Game(f"dim:7 name:Little_One ks:w surf:n start:{BRANDUBH_START}")
     assert game.variant == "custom" and game.rules.name == "Little One"
     assert game.turn is Side.ATTACKERS
     assert game.legal_moves()
     ply = game.play("d6-f6")
     assert ply.side is Side.ATTACKERS and game.piece_at(5 * 7 + 5) is Piece.ATTACKER
-    assert Game(game.rules_string).rules == game.rules  # type: ignore[abstract]
+    assert Game(game.rules_string).rules == game.rules

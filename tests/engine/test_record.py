@@ -29,7 +29,7 @@ ONGOING = "b4-b3 c4-c5 d6-c6,0,0,Ongoing"
 
 
 def new_game(variant: str) -> Game:
-    return Game(variant)  # type: ignore[abstract]
+    return Game(variant)
 
 
 # -- CSV lines ---------------------------------------------------------------------------------

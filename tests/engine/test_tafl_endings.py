@@ -268,11 +268,11 @@ def test_a_man_passing_the_throne_still_has_a_move() -> None:
 
 
 def test_resignation_draw_and_timeout() -> None:
-    resigned = Game("copenhagen")  # type: ignore[abstract]  # Game(...) picks the kind
+    resigned = Game("copenhagen")
     assert resigned.resign("attackers") == Outcome(DEFENDERS, Reason.RESIGNED)
-    drawn = Game("brandubh")  # type: ignore[abstract]
+    drawn = Game("brandubh")
     assert drawn.agree_draw() == Outcome(None, Reason.DRAW_AGREED)
-    timed = Game("tablut")  # type: ignore[abstract]
+    timed = Game("tablut")
     assert timed.time_out("defenders") == Outcome(ATTACKERS, Reason.TIMEOUT)
     for game in (resigned, drawn, timed):
         assert game.legal_moves() == []
