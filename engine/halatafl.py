@@ -27,8 +27,10 @@ class HalataflRules:
     id: str = "halatafl"
     name: str = "Halatafl"
     summary: str = (
-        "7x7, 22 against 22: step one square forward, sideways or diagonally forward; "
-        "capture by jumping, in chains; fewer than five pieces loses"
+        "A jumping game on 7x7, 22 pieces against 22, with no king. A piece steps one square "
+        "forward, sideways or diagonally forward, or jumps over any neighbour onto the empty "
+        "square behind it, in chains; enemy pieces jumped are captured. White moves first; a "
+        "side with fewer than five pieces or no legal move loses."
     )
     size: int = 7
     start: str = "/1WWWWW1/WWWWWWW/WWWWWWW/WWW1BBB/BBBBBBB/BBBBBBB/1BBBBB1/"
