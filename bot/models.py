@@ -57,7 +57,8 @@ RANDOM_SIDE = "random"
 class Challenge:
     """An invitation to play in a channel; ``opponent`` None means anyone but the challenger.
 
-    ``side`` is the challenger's wish: a side of the variant or ``"random"``.
+    ``side`` is the challenger's wish: a side of the variant or ``"random"``; ``message_ref``
+    names the message that shows it, in the adapter's own terms (None until one is attached).
     """
 
     id: int
@@ -70,6 +71,7 @@ class Challenge:
     created_at: datetime
     expires_at: datetime
     game_id: int | None
+    message_ref: str | None
 
 
 class GameStatus(StrEnum):

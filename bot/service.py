@@ -167,8 +167,21 @@ class GameService:
             return replace(challenge, status=ChallengeStatus.EXPIRED)
         return challenge
 
+    async def attach_message(self, challenge_id: int, message_ref: str) -> Challenge:
+        """Remember which message shows the challenge (``message_ref``, in the adapter's terms),
+        so that it can be found again after a restart. ChallengeNotFound; ValueError if empty."""
+        if not message_ref.strip():
+            raise ValueError("a message reference can't be empty; give the adapter's message id")
+        async with self._store.transaction() as db:
+            if not await db.attach_message(challenge_id, message_ref):
+                raise ChallengeNotFound
+            challenge = await db.challenge(challenge_id)
+        assert challenge is not None
+        return challenge
+
     async def expire_challenges(self) -> list[Challenge]:
-        """Mark the open challenges past their expiry as expired; return them."""
+        """Mark the open challenges past their expiry as expired; return them (with the
+        references of the messages that show them)."""
         now = self._clock()
         async with self._store.transaction() as db:
             return await db.expire_challenges(now)

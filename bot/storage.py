@@ -324,6 +324,13 @@ class Session:
         )  # fmt: skip
         return cursor.rowcount == 1
 
+    async def attach_message(self, challenge_id: int, message_ref: str) -> bool:
+        """Record which message shows the challenge; False if there is no such challenge."""
+        cursor = await self._write(
+            "UPDATE challenges SET message_ref = ? WHERE id = ?", (message_ref, challenge_id)
+        )
+        return cursor.rowcount == 1
+
     async def expire_challenges(self, now: datetime) -> list[Challenge]:
         """Mark the open challenges due at ``now`` expired; return them as they are now."""
         stamp = _time_text(now)
@@ -484,6 +491,7 @@ def _challenge(row: sqlite3.Row) -> Challenge:
         created_at=_time(row["created_at"]),
         expires_at=_time(row["expires_at"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
+        message_ref=row["message_ref"],
     )
 
 

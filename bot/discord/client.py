@@ -78,8 +78,6 @@ class TaflBot(commands.Bot):
         self.ai_time_limit = ai_time_limit
         self.answer_budget = answer_budget
         """Seconds an interaction waits for its answer before it is deferred."""
-        self.challenge_messages: dict[int, tuple[int, int]] = {}
-        """Challenge id -> (channel id, message id) of the challenges posted since start-up."""
         self._store: Store | None = None
         self._service: GameService | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -130,9 +128,10 @@ class TaflBot(commands.Bot):
 
     # -- expired challenges -----------------------------------------------------------------------
 
-    def remember_challenge(self, challenge_id: int, channel_id: int, message_id: int) -> None:
-        """Where a challenge was posted, so the sweep can mark it when it expires."""
-        self.challenge_messages[challenge_id] = (channel_id, message_id)
+    async def remember_challenge(self, challenge_id: int, channel_id: int, message_id: int) -> None:
+        """Store where a challenge was posted, so the sweep can mark it when it expires (even
+        after a restart)."""
+        await self.service.attach_message(challenge_id, message_ref(channel_id, message_id))
 
     async def _sweep_forever(self) -> None:
         while True:
@@ -143,10 +142,12 @@ class TaflBot(commands.Bot):
                 log.exception("the sweep of expired challenges failed; trying again later")
 
     async def sweep_challenges(self) -> list[Challenge]:
-        """Expire overdue challenges and mark the messages of those posted since start-up."""
+        """Expire overdue challenges and mark the messages that show them."""
         expired = await self.service.expire_challenges()
         for challenge in expired:
-            where = self.challenge_messages.pop(challenge.id, None)
+            if challenge.message_ref is None:
+                continue  # posted nowhere (or before message references were kept)
+            where = parse_message_ref(challenge.message_ref)
             if where is None:
                 continue
             channel_id, message_id = where
@@ -157,6 +158,20 @@ class TaflBot(commands.Bot):
             except discord.HTTPException:
                 log.exception("could not mark challenge %s as expired", challenge.id)
         return expired
+
+
+def message_ref(channel_id: int, message_id: int) -> str:
+    """How the service keeps a Discord message: ``"channel_id:message_id"``."""
+    return f"{channel_id}:{message_id}"
+
+
+def parse_message_ref(ref: str) -> tuple[int, int] | None:
+    """(channel id, message id) of a ``message_ref``; None (logged) if it is not one."""
+    channel_id, colon, message_id = ref.partition(":")
+    if not (colon and channel_id.isdigit() and message_id.isdigit()):
+        log.warning("%r is not a Discord message reference (channel_id:message_id)", ref)
+        return None
+    return int(channel_id), int(message_id)
 
 
 def create_bot(db_path: str | os.PathLike[str], **options: Any) -> TaflBot:

@@ -17,7 +17,6 @@ from bot.errors import ChallengeClosed, NoGameHere, NotYourTurn, OfferClosed, Se
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
-    ChallengeStatus,
     GameState,
     MoveResult,
     Offer,
@@ -100,7 +99,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             return
         message_id = await reply.send(present.challenge_message(challenge))
         if message_id is not None and interaction.channel_id is not None:
-            self.bot.remember_challenge(challenge.id, interaction.channel_id, message_id)
+            await self.bot.remember_challenge(challenge.id, interaction.channel_id, message_id)
 
     @app_commands.command(description="Play a move, e.g. d1-d4 (or just the target square)")
     @app_commands.describe(move="From-to squares like d1-d4; pick from the suggestions")
@@ -202,8 +201,6 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     async def show_challenge(self, reply: Reply, challenge_id: int) -> None:
         """Replace the challenge message by the challenge as it now stands."""
         challenge = await self.service.get_challenge(challenge_id)
-        if challenge.status is not ChallengeStatus.OPEN:
-            self.bot.challenge_messages.pop(challenge_id, None)
         await reply.update(present.challenge_message(challenge))
 
     async def on_offer_button(

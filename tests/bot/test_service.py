@@ -166,6 +166,33 @@ async def test_challenges_expire_after_fifteen_minutes(
     assert set((await service.accept(kept.id, alice)).players.values()) == {alice, bob}
 
 
+async def test_expired_challenges_name_the_messages_attached_to_them(
+    db_path: Path, store: Store, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+) -> None:
+    service = GameService(store, clock)
+    shown = await service.challenge(hall, alice, bob)
+    unshown = await service.challenge(hall, bob, alice)
+    attached = await service.attach_message(shown.id, "hall:1234")
+    assert (attached.id, attached.message_ref) == (shown.id, "hall:1234")
+    assert (await service.get_challenge(shown.id)).message_ref == "hall:1234"
+    with pytest.raises(ChallengeNotFound):
+        await service.attach_message(404, "hall:1235")
+    with pytest.raises(ValueError, match="empty"):
+        await service.attach_message(unshown.id, " ")
+    await store.close()
+
+    restarted = await Store.open(db_path)
+    try:
+        clock.advance(minutes=15)
+        expired = await GameService(restarted, clock).expire_challenges()
+    finally:
+        await restarted.close()
+    assert [(c.id, c.status, c.message_ref) for c in expired] == [
+        (shown.id, ChallengeStatus.EXPIRED, "hall:1234"),
+        (unshown.id, ChallengeStatus.EXPIRED, None),
+    ]
+
+
 async def test_a_busy_channel_refuses_challenges_and_suggests_a_thread(
     service: GameService,
     store: Store,

@@ -281,6 +281,57 @@ async def test_challenges_expire_when_due_and_close_once(
     assert (accepted.status, accepted.opponent) == (ChallengeStatus.ACCEPTED, alice)
 
 
+async def test_a_challenge_keeps_the_message_that_shows_it(
+    store: Store, hall: Channel, alice: Player, bob: Player
+) -> None:
+    async with store.transaction() as db:
+        shown = await db.insert_challenge(
+            hall, alice, bob, "brandubh", "random", START, START + timedelta(minutes=15)
+        )
+        unshown = await db.insert_challenge(
+            hall, bob, None, "brandubh", "random", START, START + timedelta(minutes=15)
+        )
+        assert shown.message_ref is None
+        assert await db.attach_message(shown.id, "chan:42")
+        assert not await db.attach_message(404, "chan:43")
+    path = store.path
+    await store.close()
+    store = await Store.open(path)
+    async with store.transaction() as db:
+        expired = await db.expire_challenges(START + timedelta(minutes=15))
+    await store.close()
+    assert [(c.id, c.message_ref) for c in expired] == [(shown.id, "chan:42"), (unshown.id, None)]
+
+
+async def test_challenges_of_a_version_1_database_get_no_message_ref(
+    tmp_path: Path, db_path: Path
+) -> None:
+    folder = tmp_path / "migrations"
+    folder.mkdir()
+    (first,) = [path for number, path in migration_files(MIGRATIONS) if number == 1]
+    (folder / first.name).write_text(first.read_text())
+    await (await Store.open(db_path, folder)).close()
+    with sqlite3.connect(db_path) as old:
+        old.execute(
+            "INSERT INTO challenges (channel, challenger_id, challenger_name, variant, side,"
+            " created_at, expires_at) VALUES ('test:hall', 'test:alice', 'Alice', 'brandubh',"
+            " 'random', '2025-03-01T12:00:00.000000+00:00', '2025-03-01T12:15:00.000000+00:00')"
+        )
+    old.close()
+    store = await Store.open(db_path)
+    async with store.transaction() as db:
+        before = await db.challenge(1)
+        assert await db.attach_message(1, "chan:42")
+        after = await db.challenge(1)
+    await store.close()
+    assert before is not None and after is not None
+    assert (before.challenger.name, before.message_ref, after.message_ref) == (
+        "Alice",
+        None,
+        "chan:42",
+    )
+
+
 async def test_offers_one_open_per_kind_and_void_together(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:

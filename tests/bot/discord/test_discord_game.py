@@ -307,6 +307,25 @@ async def test_expired_challenges_are_marked_on_click_and_by_the_sweep(
         assert await bot.service.current_game(channel_of(fake)) is None
 
 
+async def test_the_sweep_marks_challenges_posted_before_a_restart(
+    fake: FakeDiscord, run_bot: RunBot, clock: FakeClock, alice: User, bob: User
+) -> None:
+    async with run_bot(clock=clock):
+        posted = await alice.slash("tafl challenge", opponent=bob)
+    message = posted.message
+    assert message is not None
+    assert [b["label"] for b in message.buttons] == ["Accept", "Decline", "Cancel"]
+
+    async with run_bot(clock=clock) as restarted:
+        clock.advance(minutes=15, seconds=1)
+        expired = await restarted.sweep_challenges()
+        assert [c.id for c in expired] == [1]
+        await fake.wait_for(lambda: message.buttons == [], what="the swept challenge's edit")
+        assert "Expired" in embed_of(message)["description"]
+        assert message.edits == 1
+        assert await restarted.sweep_challenges() == []
+
+
 async def test_the_ai_allows_takebacks_and_refuses_draws(
     fake: FakeDiscord, bot: TaflBot, alice: User
 ) -> None:
