@@ -49,6 +49,8 @@ SIDE_CHOICES = [
         ("Random", RANDOM_SIDE),
     )
 ]
+
+
 class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl (hnefatafl)"):
     """The /tafl command group."""
 
@@ -273,8 +275,9 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         self, reply: Reply, report: Report, state: GameState | None = None
     ) -> None:
         """Log the game's report and post it with the final board, record and replay."""
-        log.info("game #%d ended\n%s", report.game_id, report.text())
+        log.info("game #%s ended\n%s", report.game_id, report.text())
         if state is None:
+            assert report.game_id is not None  # the service reports stored games
             state = await self.service.get_game(report.game_id)
         limit = reply.interaction.filesize_limit
         await reply.send(await present.report_message(report, state, limit))
