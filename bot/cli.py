@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING, NoReturn
 from bot.config import TOKEN_HELP, ConfigError, Settings
 
 if TYPE_CHECKING:
-    from bot.models import GameState
     from engine import Game
 
 EXIT_ERROR = 1
@@ -229,8 +228,8 @@ def run_render(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def run_replay(args: argparse.Namespace, settings: Settings) -> int:
-    from bot.models import build_report, numbered_moves
-    from bot.terminal import board_text, glyphs_for, legend
+    from bot.models import game_report, numbered_moves
+    from bot.terminal import board_text, glyphs_for, legend, side_players
 
     replayed = read_game(args.file, args.variant)
     game = replayed.game
@@ -249,7 +248,7 @@ def run_replay(args: argparse.Namespace, settings: Settings) -> int:
         )
         print("\n".join(numbered_moves(game.history)))
     else:
-        print(build_report(replayed_state(game)).text())
+        print(game_report(game, side_players(game.rules_string)).text())
     return 0
 
 
@@ -296,28 +295,6 @@ def read_game(path: Path, variant: str | None = None) -> ReadGame:
     data = parse_data_line(lines[0])
     replay = replay_data_game(data, variant or DEFAULT_VARIANT)
     return ReadGame(replay.game, len(data.moves) - replay.played)
-
-
-def replayed_state(game: Game) -> GameState:
-    """A finished game that is not stored, as the service would hold it (for its report)."""
-    from bot.models import Channel, GameState, GameStatus, utc_now
-    from bot.terminal import side_players
-
-    now = utc_now()
-    return GameState(
-        id=0,
-        channel=Channel("replay"),
-        variant=game.variant,
-        rules_string=game.rules_string,
-        players=side_players(game.rules_string),
-        status=GameStatus.FINISHED,
-        version=len(game.history),
-        created_at=now,
-        updated_at=now,
-        finished_at=now,
-        game=game,
-        move_times=[now] * len(game.history),
-    )
 
 
 @contextmanager

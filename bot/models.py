@@ -146,9 +146,13 @@ class Offer:
 
 @dataclass(frozen=True, slots=True)
 class Report:
-    """The story of a finished game, for the terminal, the bot's log and the Discord report."""
+    """The story of a finished game, for the terminal, the bot's log and the Discord report.
 
-    game_id: int
+    A game replayed from a record is not stored and has no known times: its ``game_id``,
+    ``started_at`` and ``finished_at`` are None, and the report leaves them out.
+    """
+
+    game_id: int | None
     variant_name: str
     players: dict[Side, Player]
     winner: Player | None
@@ -157,15 +161,25 @@ class Report:
     plies: list[Ply]
     captures: dict[Side, int]
     """Men captured BY each side."""
-    started_at: datetime
-    finished_at: datetime
-    duration: timedelta
+    started_at: datetime | None
+    finished_at: datetime | None
     record: str
     """The OpenTafl game record."""
 
+    @property
+    def duration(self) -> timedelta | None:
+        """How long the game took; None when its times are unknown."""
+        if self.started_at is None or self.finished_at is None:
+            return None
+        return self.finished_at - self.started_at
+
     def text(self) -> str:
-        """A plain multi-line report: result, moves, captures, duration and the move list."""
-        lines = [f"{self.variant_name}, game #{self.game_id}"]
+        """A plain multi-line report: result, moves, captures, duration (when known) and the
+        move list."""
+        title = self.variant_name
+        if self.game_id is not None:
+            title += f", game #{self.game_id}"
+        lines = [title]
         seats = (f"{side.capitalize()}: {player.name}" for side, player in self.players.items())
         lines.append(", ".join(seats))
         if self.winner_side is None:
@@ -177,7 +191,8 @@ class Report:
         lines.append(f"{_count(moves, 'move')} ({_count(len(self.plies), 'ply', 'plies')}).")
         taken = ", ".join(f"{side} {n}" for side, n in self.captures.items())
         lines.append(f"Captures: {taken}.")
-        lines.append(f"Duration: {format_duration(self.duration)}.")
+        if self.duration is not None:
+            lines.append(f"Duration: {format_duration(self.duration)}.")
         if self.plies:
             lines.append("")
             lines.extend(numbered_moves(self.plies))
@@ -219,36 +234,58 @@ class MoveResult:
 
 
 def build_report(state: GameState) -> Report:
-    """The report of a finished game; ValueError if it is still being played."""
+    """The report of a finished stored game; ValueError if it is still being played."""
+    if state.finished_at is None:
+        raise ValueError(f"game #{state.id} is still being played")
+    return game_report(
+        state.game,
+        state.players,
+        game_id=state.id,
+        started_at=state.created_at,
+        finished_at=state.finished_at,
+    )
+
+
+def game_report(
+    game: engine.Game,
+    players: dict[Side, Player],
+    *,
+    game_id: int | None = None,
+    started_at: datetime | None = None,
+    finished_at: datetime | None = None,
+) -> Report:
+    """The report of a finished game played by ``players``; what is not known (a replayed
+    record's id and times) is left None. ValueError if the game is still being played."""
     from engine.record import to_opentafl_record
 
-    game = state.game
     outcome = game.outcome
-    if outcome is None or state.finished_at is None:
-        raise ValueError(f"game #{state.id} is still being played")
-    captures = dict.fromkeys(state.players, 0)
+    if outcome is None:
+        where = "the game" if game_id is None else f"game #{game_id}"
+        raise ValueError(f"{where} is still being played")
+    captures = dict.fromkeys(players, 0)
     for ply in game.history:
         captures[ply.side] = captures.get(ply.side, 0) + len(ply.captures)
     winner_side = outcome.winner
     return Report(
-        game_id=state.id,
+        game_id=game_id,
         variant_name=str(game.rules.name),
-        players=dict(state.players),
-        winner=None if winner_side is None else state.players.get(winner_side),
+        players=dict(players),
+        winner=None if winner_side is None else players.get(winner_side),
         winner_side=winner_side,
         reason=outcome.reason,
         plies=list(game.history),
         captures=captures,
-        started_at=state.created_at,
-        finished_at=state.finished_at,
-        duration=state.finished_at - state.created_at,
-        record=to_opentafl_record(game, _record_tags(state)),
+        started_at=started_at,
+        finished_at=finished_at,
+        record=to_opentafl_record(game, _record_tags(players, started_at)),
     )
 
 
-def _record_tags(state: GameState) -> dict[str, str]:
-    """The players and start date, for the record's header (a tag holds no ']' or line break)."""
+def _record_tags(players: dict[Side, Player], started_at: datetime | None) -> dict[str, str]:
+    """The players and start date (when known), for the record's header (a tag holds no ']'
+    or line break)."""
     tags = {str(side): " ".join(player.name.replace("]", ")").split())
-            for side, player in state.players.items()}  # fmt: skip
-    tags["date"] = state.created_at.date().isoformat()
+            for side, player in players.items()}  # fmt: skip
+    if started_at is not None:
+        tags["date"] = started_at.date().isoformat()
     return tags

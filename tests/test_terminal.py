@@ -137,6 +137,7 @@ async def test_a_hot_seat_game_to_the_end_prints_the_report(service: GameService
     assert text.endswith(report.text() + "\n")
     assert "Player 2 (defenders) won: the king escaped." in text
     assert "Captures: attackers 0, defenders 2." in text
+    assert report.game_id is not None
     state = await service.get_game(report.game_id)
     assert state.status is GameStatus.FINISHED
     assert [str(p.move) for p in state.game.history] == ESCAPE_GAME.split()

@@ -165,9 +165,10 @@ async def report_message(
     embed.add_field(name="Moves", value=f"{moves} ({len(report.plies)} plies)")
     captures = "\n".join(f"{side_name(side)}: {n}" for side, n in report.captures.items())
     embed.add_field(name="Captured by", value=captures or "none")
-    embed.add_field(name="Duration", value=format_duration(report.duration))
+    if report.duration is not None:
+        embed.add_field(name="Duration", value=format_duration(report.duration))
     png, gif = await asyncio.gather(board_png(state.game), replay_gif(state.game))
-    files = [(BOARD_FILE, png), (record_file_name(report.game_id), report.record.encode())]
+    files = [(BOARD_FILE, png), (record_file_name(state.id), report.record.encode())]
     if file_size_limit is None or len(gif) <= file_size_limit:
         files.append((REPLAY_FILE, gif))
     else:

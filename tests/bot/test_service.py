@@ -689,7 +689,7 @@ async def test_the_report_tells_the_story(
     clock.advance(minutes=1, seconds=5)
     report = await service.resign(hall, alice)
     assert report.captures == {Side.ATTACKERS: 0, Side.DEFENDERS: 1}
-    assert report.duration.total_seconds() == 4 * 60 + 5
+    assert report.duration is not None and report.duration.total_seconds() == 4 * 60 + 5
     assert [p.notation for p in report.plies] == [*CAPTURE_READY, "e3-e1xf1"]
     assert "[rules:brandubh]" in report.record
     assert "[attackers:Alice]" in report.record
@@ -697,6 +697,7 @@ async def test_the_report_tells_the_story(
     assert "Bob (defenders) won: resignation." in text
     assert "2 moves (4 plies)" in text
     assert "Captures: attackers 0, defenders 1." in text
+    assert text.startswith(f"Brandubh, game #{state.id}\n")
     assert "Duration: 4 min 05 s." in text
     assert text.endswith("1. d1-e1 d3-e3\n2. e1-f1 e3-e1xf1")
     assert (await service.report(state.id)).text() == text
