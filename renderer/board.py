@@ -17,7 +17,7 @@ from renderer.theme import RGB, Theme
 
 PALETTE_COLOURS = 255
 """Colours of the palette every image is reduced to; one index stays free for GIF transparency."""
-PNG_COMPRESS_LEVEL = 6
+PNG_COMPRESS_LEVEL = 3
 """zlib level for PNGs (see bench/render.py for the time/size tradeoff)."""
 FALLEN_TINT = 110
 """Opacity of the capture colour on a captured king's square."""
