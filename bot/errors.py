@@ -6,6 +6,8 @@ they are; all of these and those are ValueError.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 
 class ServiceError(ValueError):
     """A refused request; ``str(error)`` is the player-facing message."""
@@ -72,3 +74,13 @@ class OfferClosed(OfferNotFound):
 
 class MoveConflict(ServiceError):
     default = "another move was made at the same moment; nothing changed"
+
+
+class TooEarly(ServiceError):
+    """A claim made before its time; ``left`` is how long until it can be made."""
+
+    default = "that can't be claimed yet"
+
+    def __init__(self, message: str | None = None, left: timedelta = timedelta(0)) -> None:
+        super().__init__(message)
+        self.left = left

@@ -25,6 +25,7 @@ from bot.errors import (
     OfferClosed,
     OfferNotFound,
     ServiceError,
+    TooEarly,
 )
 from bot.models import (
     RANDOM_SIDE,
@@ -40,6 +41,7 @@ from bot.models import (
     Player,
     Report,
     build_report,
+    format_duration,
     utc_now,
 )
 from bot.storage import GameRow, MoveRow, Session, Store
@@ -48,16 +50,19 @@ from engine import Move, Outcome, Piece, Reason, Side
 AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
 """How the AI answers offers: it allows takebacks and declines draws."""
 
-__all__ = ["CHALLENGE_TTL", "GameService", "utc_now"]
+__all__ = ["CHALLENGE_TTL", "MOVE_TIMEOUT", "GameService", "utc_now"]
 
 CHALLENGE_TTL = timedelta(minutes=15)
+MOVE_TIMEOUT = timedelta(hours=24)
+"""How long a player may take over a move before the opponent can claim the game."""
 AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
 MAX_SUGGESTIONS = 25
 
 
 class GameService:
-    """Challenges, games, moves and offers, kept in ``store``; ``clock`` gives aware UTC times.
+    """Challenges, games, moves and offers, kept in ``store``; ``clock`` gives aware UTC times;
+    ``move_timeout`` is how long a player may take over a move before the game can be claimed.
 
     The store is the truth; games being played are also kept in memory, rebuilt by replaying
     their moves whenever the stored version differs. The ``GameState`` objects handed out are
@@ -71,11 +76,15 @@ class GameService:
         *,
         rng: random.Random | None = None,
         ai_time_limit: float = AI_TIME_LIMIT,
+        move_timeout: timedelta = MOVE_TIMEOUT,
     ) -> None:
+        if move_timeout <= timedelta(0):
+            raise ValueError(f"the move timeout must be positive, not {move_timeout}")
         self._store = store
         self._clock = clock
         self._rng = rng or random.Random()
         self._ai_time_limit = ai_time_limit
+        self._move_timeout = move_timeout
         self._states: dict[int, GameState] = {}
         """Active games by id, as last loaded or played."""
         self._locks: dict[int, asyncio.Lock] = {}
@@ -306,6 +315,35 @@ class GameService:
             if side not in state.players:
                 raise ValueError(f"{side} do not play in {state.game.rules.name}")
             return await self._end(state, Outcome(Side(side).opponent, Reason.TIMEOUT))
+
+    async def claim_timeout(self, channel: Channel, player: Player) -> Report:
+        """``player`` wins because the opponent, to move, has not moved for ``move_timeout``
+        since the last change to the game (a move, a takeback, or the start).
+
+        NoGameHere, NotAPlayer; ServiceError when it is ``player``'s turn or the opponent is
+        the AI (it always moves); TooEarly, with the time left, before the timeout has passed.
+        """
+        game_id = (await self._active(channel)).id
+        async with self._lock(game_id):
+            state = await self._reload_active(game_id)
+            if state.side_of(player) is None:
+                raise NotAPlayer
+            mover = state.player_to_move()
+            assert mover is not None  # an active game has a player to move
+            if mover.id == player.id:
+                raise ServiceError("it is your turn: there is nothing to claim; play a move")
+            if mover.is_ai:
+                raise ServiceError(f"{mover.name} always moves: there is nothing to claim")
+            waited = self._clock() - state.updated_at
+            if waited < self._move_timeout:
+                left = self._move_timeout - waited
+                raise TooEarly(
+                    f"{mover.name} has had {format_duration(waited)} of the "
+                    f"{format_duration(self._move_timeout)} a move may take; "
+                    f"you can claim the game in {format_duration(left)}",
+                    left,
+                )
+            return await self._end(state, Outcome(state.game.turn.opponent, Reason.TIMEOUT))
 
     # -- offers --------------------------------------------------------------------------------
 

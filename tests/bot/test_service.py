@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from bot.errors import (
     OfferClosed,
     OfferNotFound,
     ServiceError,
+    TooEarly,
 )
 from bot.models import (
     AI_PLAYER,
@@ -586,6 +588,87 @@ async def test_time_out(service: GameService, hall: Channel, alice: Player, bob:
         await service.time_out(hall, Side.WHITE)
     report = await service.time_out(hall, Side.DEFENDERS)
     assert (report.winner, report.reason) == (alice, Reason.TIMEOUT)
+
+
+async def test_a_timeout_claimed_too_early_says_the_time_left_and_changes_nothing(
+    service: GameService,
+    store: Store,
+    clock: FakeClock,
+    hall: Channel,
+    alice: Player,
+    bob: Player,
+    carol: Player,
+) -> None:
+    state = await brandubh(service, hall, alice, bob)
+    clock.advance(hours=1)
+    await service.move(hall, alice, "d1-e1")  # Bob to move from now on
+    clock.advance(hours=23)
+    before = await dump(store)
+    with pytest.raises(
+        TooEarly, match=r"Bob has had 23 h 00 min .* the game in 1 h 00 min"
+    ) as early:
+        await service.claim_timeout(hall, alice)
+    assert early.value.left == timedelta(hours=1)
+    with pytest.raises(ServiceError, match="it is your turn"):
+        await service.claim_timeout(hall, bob)
+    with pytest.raises(NotAPlayer):
+        await service.claim_timeout(hall, carol)
+    with pytest.raises(NoGameHere):
+        await service.claim_timeout(Channel("test:empty"), alice)
+    assert await dump(store) == before
+    assert state.status is GameStatus.ACTIVE and notations(state) == ["d1-e1"]
+
+
+async def test_a_timeout_claimed_in_time_wins_and_finishes_the_stored_game(
+    service: GameService, store: Store, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+) -> None:
+    state = await brandubh(service, hall, alice, bob)
+    await service.move(hall, alice, "d1-e1")
+    clock.advance(hours=24)
+    restarted = GameService(store, clock)  # the time of the last move is the stored one
+    report = await restarted.claim_timeout(hall, alice)
+    assert (report.winner, report.winner_side, report.reason) == (
+        alice, Side.ATTACKERS, Reason.TIMEOUT,
+    )  # fmt: skip
+    assert [ply.notation for ply in report.plies] == ["d1-e1"]
+    async with store.reading() as db:
+        row = await db.game(state.id)
+    assert row is not None and row.status is GameStatus.FINISHED
+    assert row.outcome is not None and row.outcome.reason is Reason.TIMEOUT
+    assert row.finished_at == clock.now
+    assert await service.current_game(hall) is None
+    with pytest.raises(NoGameHere):
+        await service.claim_timeout(hall, alice)
+
+
+async def test_the_move_timeout_counts_from_the_start_or_the_last_takeback(
+    store: Store, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+) -> None:
+    service = GameService(store, clock, move_timeout=timedelta(minutes=10))
+    state = await brandubh(service, hall, alice, bob)
+    clock.advance(minutes=9, seconds=59)
+    with pytest.raises(TooEarly, match="in 1 s"):
+        await service.claim_timeout(hall, bob)  # Alice has not made her first move
+    await play(service, hall, state, ["d1-e1", "d3-e3"])
+    clock.advance(hours=1)
+    undo = await service.offer(hall, bob, OfferKind.UNDO)
+    await service.answer_offer(undo.id, alice, accept=True)  # Bob to move again, as of now
+    with pytest.raises(TooEarly, match="in 10 min 00 s"):
+        await service.claim_timeout(hall, alice)
+    clock.advance(minutes=10)
+    assert (await service.claim_timeout(hall, alice)).winner == alice
+
+
+async def test_nothing_to_claim_against_the_ai_and_the_timeout_must_be_positive(
+    service: GameService, store: Store, clock: FakeClock, hall: Channel, alice: Player
+) -> None:
+    await service.start_game(hall, {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice}, "brandubh")
+    clock.advance(days=3)
+    with pytest.raises(ServiceError, match="Tafl AI always moves"):
+        await service.claim_timeout(hall, alice)
+    assert (await service.current_game(hall)) is not None
+    with pytest.raises(ValueError, match="must be positive"):
+        GameService(store, clock, move_timeout=timedelta(0))
 
 
 async def test_an_accepted_draw_ends_the_game(
