@@ -208,7 +208,13 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     )
     from bot.discord import run
 
-    run(settings.discord_token, str(args.db), sync=args.sync, guild=args.guild)
+    run(
+        settings.discord_token,
+        str(args.db),
+        sync=args.sync,
+        guild=args.guild,
+        move_timeout=settings.move_timeout,
+    )
     return 0
 
 

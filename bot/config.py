@@ -1,4 +1,5 @@
-"""Settings from the environment and a ``.env`` file: the Discord token, the database, logging.
+"""Settings from the environment and a ``.env`` file: the Discord token, the database, logging,
+the move timeout.
 
 The process environment wins over the ``.env`` file. The token is never shown: it is left out
 of ``repr`` and no message of this module contains it.
@@ -7,20 +8,24 @@ of ``repr`` and no message of this module contains it.
 from __future__ import annotations
 
 import logging
+import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
 
 TOKEN_VAR = "DISCORD_TOKEN"
 DB_VAR = "TAFL_DB"
 LOG_LEVEL_VAR = "TAFL_LOG_LEVEL"
-ENV_VARS = (TOKEN_VAR, DB_VAR, LOG_LEVEL_VAR)
+MOVE_TIMEOUT_VAR = "TAFL_MOVE_TIMEOUT_HOURS"
+ENV_VARS = (TOKEN_VAR, DB_VAR, LOG_LEVEL_VAR, MOVE_TIMEOUT_VAR)
 """Every variable the project reads."""
 
 DEFAULT_DB = Path("tafl.sqlite3")
 DEFAULT_LOG_LEVEL = "INFO"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+DEFAULT_MOVE_TIMEOUT_HOURS = 24.0
 
 TOKEN_HELP = (
     f"no Discord token: set {TOKEN_VAR} in the environment or in a .env file "
@@ -40,6 +45,8 @@ class Settings:
     discord_token: str | None = field(default=None, repr=False)
     db_path: Path = DEFAULT_DB
     log_level: str = DEFAULT_LOG_LEVEL
+    move_timeout: timedelta = timedelta(hours=DEFAULT_MOVE_TIMEOUT_HOURS)
+    """How long a player may take over a move before the opponent can claim the game."""
 
     @property
     def log_level_number(self) -> int:
@@ -59,7 +66,28 @@ class Settings:
             raise ConfigError(
                 f"{LOG_LEVEL_VAR}={level!r} is not a log level; use one of {', '.join(LOG_LEVELS)}"
             )
-        return cls(discord_token=token, db_path=Path(db) if db else DEFAULT_DB, log_level=level)
+        return cls(
+            discord_token=token,
+            db_path=Path(db) if db else DEFAULT_DB,
+            log_level=level,
+            move_timeout=_move_timeout(values.get(MOVE_TIMEOUT_VAR, "")),
+        )
+
+
+def _move_timeout(text: str) -> timedelta:
+    """The move timeout from a number of hours (the default when empty); ConfigError if bad."""
+    if not text.strip():
+        return timedelta(hours=DEFAULT_MOVE_TIMEOUT_HOURS)
+    try:
+        hours = float(text)
+    except ValueError:
+        hours = math.nan
+    if not 0 < hours < 24 * 365 * 100:
+        raise ConfigError(
+            f"{MOVE_TIMEOUT_VAR}={text.strip()!r} is not a number of hours; use a positive "
+            f"number such as 24 or 0.5"
+        )
+    return timedelta(hours=hours)
 
 
 def read_env_file(path: Path) -> dict[str, str]:

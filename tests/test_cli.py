@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -66,6 +67,7 @@ def test_settings_default_to_a_database_in_the_current_folder() -> None:
     assert settings.discord_token is None
     assert settings.db_path == Path("tafl.sqlite3")
     assert settings.log_level == "INFO"
+    assert settings.move_timeout == timedelta(hours=24)
 
 
 def test_environment_wins_over_the_env_file(tmp_path: Path) -> None:
@@ -90,6 +92,14 @@ def test_the_token_never_shows_in_the_settings_repr() -> None:
 def test_a_bad_log_level_is_named_with_the_choices() -> None:
     with pytest.raises(config.ConfigError, match=r"TAFL_LOG_LEVEL='LOUD'.*DEBUG, INFO"):
         config.Settings.load(environ={"TAFL_LOG_LEVEL": "loud"}, env_file=None)
+
+
+def test_the_move_timeout_is_a_positive_number_of_hours() -> None:
+    settings = config.Settings.load(environ={"TAFL_MOVE_TIMEOUT_HOURS": " 0.25 "}, env_file=None)
+    assert settings.move_timeout == timedelta(minutes=15)
+    for bad in ("0", "-3", "soon", "nan", "inf"):
+        with pytest.raises(config.ConfigError, match=r"TAFL_MOVE_TIMEOUT_HOURS=.*positive"):
+            config.Settings.load(environ={"TAFL_MOVE_TIMEOUT_HOURS": bad}, env_file=None)
 
 
 def test_a_bad_env_file_line_is_located_without_echoing_it(tmp_path: Path) -> None:
@@ -118,15 +128,19 @@ def test_bot_hands_the_token_to_the_adapter_and_never_prints_it(
 ) -> None:
     calls: list[tuple[object, ...]] = []
 
-    def fake_run(token: str, db_path: str, *, sync: bool, guild: int | None) -> None:
-        calls.append((token, db_path, sync, guild))
+    def fake_run(
+        token: str, db_path: str, *, sync: bool, guild: int | None, move_timeout: timedelta
+    ) -> None:
+        calls.append((token, db_path, sync, guild, move_timeout))
 
     import bot.discord
 
     monkeypatch.setattr(bot.discord, "run", fake_run, raising=False)
-    (clean_environment / ".env").write_text(f"DISCORD_TOKEN={SECRET}\nTAFL_DB=games.sqlite3\n")
+    (clean_environment / ".env").write_text(
+        f"DISCORD_TOKEN={SECRET}\nTAFL_DB=games.sqlite3\nTAFL_MOVE_TIMEOUT_HOURS=1.5\n"
+    )
     assert main(["bot", "--sync", "--guild", "42"]) == 0
-    assert calls == [(SECRET, "games.sqlite3", True, 42)]
+    assert calls == [(SECRET, "games.sqlite3", True, 42, timedelta(hours=1, minutes=30))]
     out, err = capsys.readouterr()
     assert SECRET not in out + err
 

@@ -7,7 +7,7 @@ import contextlib
 import logging
 import os
 from collections.abc import Callable
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 import discord
@@ -19,7 +19,7 @@ from bot.discord.present import challenge_message, warm_up
 from bot.discord.replies import ANSWER_BUDGET, report_error
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.models import Challenge, utc_now
-from bot.service import AI_TIME_LIMIT, GameService
+from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
 from bot.storage import Store
 
 log = logging.getLogger(__name__)
@@ -48,8 +48,9 @@ class TaflBot(commands.Bot):
 
     ``sync`` publishes the slash commands at start-up (to ``sync_guild`` only, if given);
     ``clock`` is the service's clock; ``sweep_interval`` the seconds between two looks for
-    expired challenges; ``ai_time_limit`` the AI's seconds per move; ``answer_budget`` the
-    seconds an interaction may wait before it is deferred. Other options go to discord.py.
+    expired challenges; ``ai_time_limit`` the AI's seconds per move; ``move_timeout`` how long
+    a player may take over a move before the opponent can claim the game; ``answer_budget``
+    the seconds an interaction may wait before it is deferred. Other options go to discord.py.
     """
 
     def __init__(
@@ -61,6 +62,7 @@ class TaflBot(commands.Bot):
         clock: Callable[[], datetime] = utc_now,
         sweep_interval: float = SWEEP_INTERVAL,
         ai_time_limit: float = AI_TIME_LIMIT,
+        move_timeout: timedelta = MOVE_TIMEOUT,
         answer_budget: float = ANSWER_BUDGET,
         **options: Any,
     ) -> None:
@@ -76,6 +78,7 @@ class TaflBot(commands.Bot):
         self.clock = clock
         self.sweep_interval = sweep_interval
         self.ai_time_limit = ai_time_limit
+        self.move_timeout = move_timeout
         self.answer_budget = answer_budget
         """Seconds an interaction waits for its answer before it is deferred."""
         self._store: Store | None = None
@@ -98,7 +101,12 @@ class TaflBot(commands.Bot):
 
     async def setup_hook(self) -> None:
         self._store = await Store.open(os.fspath(self.db_path))
-        self._service = GameService(self._store, self.clock, ai_time_limit=self.ai_time_limit)
+        self._service = GameService(
+            self._store,
+            self.clock,
+            ai_time_limit=self.ai_time_limit,
+            move_timeout=self.move_timeout,
+        )
         await self.add_cog(TaflCog(self))
         self.add_dynamic_items(*DYNAMIC_ITEMS)
         await warm_up()
@@ -179,10 +187,18 @@ def create_bot(db_path: str | os.PathLike[str], **options: Any) -> TaflBot:
     return TaflBot(db_path, **options)
 
 
-def run(token: str, db_path: str, *, sync: bool = False, guild: int | None = None) -> None:
+def run(
+    token: str,
+    db_path: str,
+    *,
+    sync: bool = False,
+    guild: int | None = None,
+    move_timeout: timedelta = MOVE_TIMEOUT,
+) -> None:
     """Log in with ``token`` and play until stopped; ``sync`` publishes the slash commands first
-    (to ``guild`` only when given)."""
-    bot = create_bot(db_path, sync=sync, sync_guild=guild)
+    (to ``guild`` only when given); ``move_timeout`` is how long a move may take before the
+    game can be claimed."""
+    bot = create_bot(db_path, sync=sync, sync_guild=guild, move_timeout=move_timeout)
     configured = bool(logging.getLogger().handlers)
     if configured:
         bot.run(token, log_handler=None)
