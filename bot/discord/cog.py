@@ -25,6 +25,7 @@ from bot.models import (
     Player,
     Report,
 )
+from renderer import THEMES, WOOD
 
 if TYPE_CHECKING:
     from bot.discord.client import TaflBot
@@ -48,6 +49,18 @@ SIDE_CHOICES = [
         ("Black (Halatafl)", engine.Side.BLACK.value),
         ("Random", RANDOM_SIDE),
     )
+]
+VIEW_CHOICES = [
+    app_commands.Choice(name=name, value=value)
+    for name, value in (
+        ("Attackers' side", engine.Side.ATTACKERS.value),
+        ("Defenders' side", engine.Side.DEFENDERS.value),
+        ("White's side (Halatafl)", engine.Side.WHITE.value),
+        ("Black's side (Halatafl)", engine.Side.BLACK.value),
+    )
+]
+THEME_CHOICES = [
+    app_commands.Choice(name=present.theme_name(theme), value=theme) for theme in THEMES
 ]
 
 
@@ -127,12 +140,25 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         return [app_commands.Choice(name=m, value=m) for m in moves[:25]]
 
     @app_commands.command(description="Show the board of this channel's game")
-    async def board(self, interaction: discord.Interaction) -> None:
+    @app_commands.describe(
+        piece="A square, e.g. e7: marks where the piece on it can move",
+        view="The side seen at the bottom of the board (default: the attackers' or white's)",
+        theme="The board's colours (default wood)",
+    )
+    @app_commands.choices(view=VIEW_CHOICES, theme=THEME_CHOICES)
+    async def board(
+        self,
+        interaction: discord.Interaction,
+        piece: str | None = None,
+        view: str | None = None,
+        theme: str = WOOD.name,
+    ) -> None:
         reply = Reply.of(interaction)
         state = await self.current_game(interaction)
         last = state.game.history[-1] if state.game.history else None
         title = f"After {last.notation}" if last is not None else "Start position"
-        await reply.send(await present.board_message(state, title))
+        message = await present.board_message(state, title, piece=piece, viewer=view, theme=theme)
+        await reply.send(message)
         await self.play_ai(reply, state)
 
     @app_commands.command(description="Give up this channel's game")
@@ -140,6 +166,13 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         reply = Reply.of(interaction)
         channel = present.channel_of(interaction)
         report = await self.service.resign(channel, self.player(interaction.user))
+        await self.announce_end(reply, report)
+
+    @app_commands.command(description="Win a game whose opponent has not moved for too long")
+    async def claim(self, interaction: discord.Interaction) -> None:
+        reply = Reply.of(interaction)
+        channel = present.channel_of(interaction)
+        report = await self.service.claim_timeout(channel, self.player(interaction.user))
         await self.announce_end(reply, report)
 
     @app_commands.command(description="Offer your opponent a draw")

@@ -14,6 +14,7 @@ import discord
 import engine
 from bot.discord.replies import Outgoing
 from bot.discord.views import challenge_view, offer_view
+from bot.errors import ServiceError
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
@@ -32,13 +33,15 @@ from bot.models import (
 )
 from engine import Side
 from engine.record import to_opentafl_record
-from renderer import BoardView, caption, render, render_replay
+from renderer import THEMES, WOOD, BoardView, caption, render, render_replay
 
 PREFIX = "discord:"
 BOARD_FILE = "board.png"
 REPLAY_FILE = "replay.gif"
 COLOUR = discord.Colour(0x8B5A2B)
 DESCRIPTION_LIMIT = 4096
+THEME_NAMES = {"wood": "Wood", "contrast": "High contrast"}
+"""How the renderer's themes are called in Discord (any other by its own name)."""
 
 
 # -- who and where -------------------------------------------------------------------------------
@@ -92,10 +95,29 @@ async def _drawn(draw: Callable[[], bytes]) -> bytes:
     return await asyncio.get_running_loop().run_in_executor(_renderer, draw)
 
 
-async def board_png(game: engine.Game) -> bytes:
-    """The board as a PNG, drawn off the event loop from a snapshot taken on it."""
-    view = BoardView.from_game(game)
-    return await _drawn(lambda: render(view))
+def theme_name(theme: str) -> str:
+    """``"High contrast"``: a renderer theme as players see it named."""
+    return THEME_NAMES.get(theme, theme.capitalize())
+
+
+def board_view(game: engine.Game, piece: str | None = None) -> BoardView:
+    """The game's board to draw; with ``piece`` (a square), that piece and where it can move.
+
+    ServiceError when ``piece`` is not a square of the board or no piece stands there.
+    """
+    try:
+        return BoardView.from_game(game, moves_of=piece)
+    except ValueError as error:
+        raise ServiceError(f"can't show the moves of {piece!r}: {error}") from None
+
+
+async def board_png(
+    game: engine.Game | BoardView, *, viewer: Side | None = None, theme: str = WOOD.name
+) -> bytes:
+    """The board as a PNG, drawn off the event loop from a snapshot taken on it; ``viewer`` is
+    the side seen at the bottom, ``theme`` one of the renderer's THEMES."""
+    view = game if isinstance(game, BoardView) else board_view(game)
+    return await _drawn(lambda: render(view, viewer=viewer, theme=theme))
 
 
 async def warm_up(variant: str = engine.DEFAULT_VARIANT) -> None:
@@ -124,15 +146,58 @@ def _footer(embed: discord.Embed, state: GameState) -> discord.Embed:
 # -- games ---------------------------------------------------------------------------------------
 
 
-async def board_message(state: GameState, title: str) -> Outgoing:
-    """The board, a title and a caption (last move, captures, turn); pings the player to move."""
+async def board_message(
+    state: GameState,
+    title: str,
+    *,
+    piece: str | None = None,
+    viewer: Side | str | None = None,
+    theme: str = WOOD.name,
+) -> Outgoing:
+    """The board, a title and a caption (last move, captures, turn); pings the player to move.
+
+    ``piece`` (a square) marks that piece's legal moves; ``viewer`` is the side seen at the
+    bottom (one of the game's); ``theme`` one of the renderer's THEMES. ServiceError for a bad
+    option.
+    """
+    game = state.game
+    side = None if viewer is None else _viewing_side(state, viewer)
+    if theme not in THEMES:
+        raise ServiceError(f"unknown theme {theme!r}; choose {' or '.join(THEME_NAMES)}")
+    view = board_view(game, piece)
     to_move = state.player_to_move()
     content = None
     if to_move is not None:
-        content = f"{mention(to_move)}, your move ({state.game.turn})."
-    embed = _footer(_with_board(_embed(title, caption(state.game))), state)
-    png = await board_png(state.game)
+        content = f"{mention(to_move)}, your move ({game.turn})."
+    lines = [caption(game)]
+    if view.selected is not None:
+        lines.append(_moves_line(game, view.selected, view.targets))
+    embed = _footer(_with_board(_embed(title, "\n".join(lines))), state)
+    png = await board_png(view, viewer=side, theme=theme)
     return Outgoing(content=content, embed=embed, files=((BOARD_FILE, png),))
+
+
+def _viewing_side(state: GameState, viewer: Side | str) -> Side:
+    """``viewer`` as a side of the game; ServiceError naming the game's sides."""
+    sides = list(state.players)
+    side = next((s for s in sides if s == str(viewer).strip().lower()), None)
+    if side is None:
+        choices = " or ".join(sides)
+        raise ServiceError(f"{state.game.rules.name} has no {viewer!s} side; choose {choices}")
+    return side
+
+
+def _moves_line(game: engine.Game, square: int, targets: frozenset[int]) -> str:
+    """``"The piece on d1 can move to b1, c1 and d2."``, or why it has no move."""
+    name = game.square_name(square)
+    if targets:
+        names = [game.square_name(target) for target in sorted(targets)]
+        listed = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+        return f"The piece on {name} can move to {listed}."
+    piece = game.piece_at(square)
+    if piece is not None and piece.side != game.turn and game.outcome is None:
+        return f"The piece on {name} ({piece.side}) has no move now: {game.turn} to move."
+    return f"The piece on {name} has no move now."
 
 
 async def start_message(state: GameState) -> Outgoing:

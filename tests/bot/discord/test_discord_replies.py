@@ -12,6 +12,7 @@ import pytest
 
 from bot.discord import TaflBot
 from bot.models import GameState, MoveResult
+from renderer import THEMES
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
 from tests.fake_discord import FakeDiscord, User
 
@@ -147,13 +148,19 @@ async def test_the_synced_schema_is_one_tafl_group(fake: FakeDiscord, bot: TaflB
     assert tafl["name"] == "tafl"
     names = {option["name"] for option in tafl["options"]}
     assert names == {
-        "challenge", "move", "board", "resign", "draw", "undo", "history", "rules", "variants",
+        "challenge", "move", "board", "resign", "claim", "draw", "undo", "history", "rules",
+        "variants",
     }  # fmt: skip
     move = next(o for o in tafl["options"] if o["name"] == "move")
     assert move["options"][0]["autocomplete"] is True
     challenge = next(o for o in tafl["options"] if o["name"] == "challenge")
     side = next(o for o in challenge["options"] if o["name"] == "side")
     assert {c["value"] for c in side["choices"]} >= {"attackers", "defenders", "random"}
+    board = next(o for o in tafl["options"] if o["name"] == "board")
+    choices = {o["name"]: [c["value"] for c in o.get("choices", [])] for o in board["options"]}
+    assert choices == {
+        "piece": [], "view": ["attackers", "defenders", "white", "black"], "theme": list(THEMES),
+    }  # fmt: skip
 
 
 async def test_commands_are_synced_only_when_asked(fake: FakeDiscord, run_bot: RunBot) -> None:
