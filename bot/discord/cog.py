@@ -33,6 +33,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
+MAX_RULES_LENGTH = 1000
+"""The longest custom rules string /tafl challenge takes (Alea Evangelii's is under 400)."""
 AUTOCOMPLETE_TIMEOUT = 2.0
 """Seconds autocomplete waits for the service before offering nothing."""
 
@@ -86,6 +88,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         opponent="Who you challenge (me to play the AI; nobody: anyone may accept)",
         variant="Which tafl game (default Copenhagen)",
         side="The side you want to play (default random)",
+        rules="A custom variant as an OpenTafl rules string (dim:9 esc:e ... start:/.../)",
     )
     @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES)
     async def challenge(
@@ -94,7 +97,10 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         opponent: discord.User | None = None,
         variant: str = engine.DEFAULT_VARIANT,
         side: str = RANDOM_SIDE,
+        rules: app_commands.Range[str, 1, MAX_RULES_LENGTH] | None = None,
     ) -> None:
+        if rules is not None:
+            variant = rules
         reply = Reply.of(interaction)
         me = self.player(interaction.user)
         channel = present.channel_of(interaction)
@@ -106,7 +112,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         except ServiceError:
             raise
         except ValueError as error:  # an unknown variant or side, in the service's words
-            raise ServiceError(str(error)) from error
+            refusal = str(error) if rules is None else f"those rules can't be played: {error}"
+            raise ServiceError(refusal) from error
         if rival == AI_PLAYER:
             state = await self.service.accept(challenge.id, AI_PLAYER)
             await reply.send(await present.start_message(state))

@@ -271,8 +271,7 @@ _CHALLENGE_CLOSED = {
 
 def challenge_message(challenge: Challenge) -> Outgoing:
     """A challenge with its buttons while open; its outcome, without buttons, once closed."""
-    variant = engine.VARIANTS.get(challenge.variant)
-    variant_name = variant.name if variant is not None else challenge.variant
+    variant_name = engine.resolve_rules(challenge.variant).name
     side = "either side" if challenge.side == RANDOM_SIDE else f"the {challenge.side}"
     who = challenge.challenger.name
     target = challenge.opponent.name if challenge.opponent is not None else "anyone"

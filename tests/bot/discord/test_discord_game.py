@@ -10,6 +10,7 @@ import pytest
 from PIL import Image
 
 from bot.discord import TaflBot
+from bot.errors import ChallengeNotFound
 from bot.models import GameState
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
@@ -263,6 +264,25 @@ async def test_challenge_answers(
     board = await (await carol.click(anyone, "Accept")).followup()
     assert png(board).size[0] > 0
     assert (await game_here(bot, fake)).game.size == 7
+
+
+async def test_a_custom_variant_from_an_opentafl_rules_string(
+    fake: FakeDiscord, bot: TaflBot, alice: User, bob: User
+) -> None:
+    start = "start:/3t3/3t3/3T3/ttTKTtt/3T3/3t3/3t3/"
+    refused = await alice.slash("tafl challenge", opponent=bob, rules=f"dim:7 ber:y {start}")
+    assert refused.ephemeral and "can't be played: ber:y" in refused.content
+    with pytest.raises(ChallengeNotFound):
+        await bot.service.get_challenge(1)
+
+    challenge = await alice.slash(
+        "tafl challenge", opponent=bob, rules=f"dim:7 name:Little_One ks:w {start}"
+    )
+    assert "to Little One" in embed_of(challenge)["description"]
+    board = await (await bob.click(challenge, "Accept")).followup()
+    assert png(board).size[0] > 0
+    game = (await game_here(bot, fake)).game
+    assert (game.rules.id, game.rules.name, game.size) == ("custom", "Little One", 7)
 
 
 async def test_against_the_ai_its_reply_follows_each_move(
