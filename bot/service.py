@@ -108,7 +108,7 @@ class GameService:
         ChannelBusy if a game is being played there; ValueError for an unknown variant or side;
         ServiceError for a challenge to oneself.
         """
-        game = _new_game(variant)
+        game = engine.Game(variant)
         side = _side_wish(game, side)
         if opponent is not None and opponent.id == challenger.id:
             raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
@@ -135,7 +135,7 @@ class GameService:
                 raise NotForYou("that is your own challenge; you can cancel it")
             if challenge.opponent is not None and challenge.opponent.id != player.id:
                 raise NotForYou(f"this challenge is for {challenge.opponent.name}")
-            game = _new_game(challenge.variant)
+            game = engine.Game(challenge.variant)
             players = self._seat(game, challenge.challenger, player, challenge.side)
             game_id = await db.insert_game(
                 challenge.channel, game.variant, game.rules_string, players, now
@@ -224,7 +224,7 @@ class GameService:
         self, channel: Channel, players: dict[Side, Player], variant: str = "copenhagen"
     ) -> GameState:
         """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides."""
-        game = _new_game(variant)
+        game = engine.Game(variant)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
             given = ", ".join(sorted(players)) or "none"
@@ -548,7 +548,7 @@ class GameService:
 
 def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
     """The game replayed from its stored moves, under the rules it was created with."""
-    game = _new_game(row.rules_string)
+    game = engine.Game(row.rules_string)
     for stored in moves:
         game.play(stored.notation)
     if row.outcome is not None and game.outcome is None:
@@ -569,14 +569,9 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
     )
 
 
-def _new_game(variant: object) -> engine.Game:
-    """``engine.Game(variant)``: it builds the right kind of game, which mypy can't see."""
-    return engine.Game(variant)
-
-
 def _copy_game(game: engine.Game) -> engine.Game:
     """An independent copy of a game (for the AI to search on in another thread)."""
-    copy = _new_game(game.rules)
+    copy = engine.Game(game.rules)
     for ply in game.history:
         copy.push(ply.move)
     return copy

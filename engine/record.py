@@ -42,10 +42,6 @@ class RecordError(ValueError):
     """A record cannot be read or replayed; the message names the move and the reason."""
 
 
-def _new_game(variant: str) -> Game:
-    return Game(variant)
-
-
 # -- OpenTafl game records ---------------------------------------------------------------------
 
 
@@ -58,7 +54,7 @@ def to_opentafl_record(game: Game, tags: Mapping[str, str] | None = None) -> str
     if game.outcome is not None:
         header["winner"] = str(game.outcome.winner or "none")
         header["termination"] = str(game.outcome.reason)
-    fresh = _new_game(game.rules_string)
+    fresh = Game(game.rules_string)
     if start != fresh.position() or turn != fresh.turn:
         header["position"] = start
         header["turn"] = str(turn)
@@ -82,10 +78,10 @@ def game_from_record(text: str) -> Game:
         raise RecordError("the record has no [rules:...] tag")
     try:
         if "position" in tags:
-            turn = tags.get("turn") or _new_game(tags["rules"]).turn
+            turn = tags.get("turn") or Game(tags["rules"]).turn
             game = Game.from_position(tags["rules"], tags["position"], turn)
         else:
-            game = _new_game(tags["rules"])
+            game = Game(tags["rules"])
     except ValueError as error:
         raise RecordError(f"the record's rules or position cannot be used: {error}") from None
     tokens = [t for t in _COMMENT.sub(" ", movetext).split() if not _MOVE_NUMBER.fullmatch(t)]
@@ -286,7 +282,7 @@ def replay_data_game(data: DataGame, variant: str = "copenhagen", *, finish: boo
     RESULT. When the moves leave the game open and ``finish`` is set, the recorded result is
     applied: a loss on time after a ``timeout`` token, else a resignation or an agreed draw.
     """
-    game = _new_game(variant)
+    game = Game(variant)
     played = 0
     for number, recorded in enumerate(data.moves, start=1):
         if game.outcome is not None:
