@@ -182,6 +182,12 @@ class HalataflGame(Game):
         }
 
     @property
+    def bitboards(self) -> tuple[Bitboard, Bitboard]:
+        """White's and Black's bitboards (a read-only view, e.g. for the AI's evaluation; also
+        a key of the board)."""
+        return self._boards[Side.WHITE], self._boards[Side.BLACK]
+
+    @property
     def rules_string(self) -> str:
         return "halatafl"
 

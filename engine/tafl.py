@@ -252,6 +252,12 @@ class TaflGame(Game):
         pieces[self._king] = Piece.KING
         return pieces
 
+    @property
+    def bitboards(self) -> tuple[Bitboard, Bitboard, Square]:
+        """The attackers' bitboard, the defender men's bitboard and the king's square (a
+        read-only view, e.g. for the AI's evaluation; also a key of the board)."""
+        return self._att, self._dfd, self._king
+
     def piece_at(self, square: Square) -> Piece | None:
         if square == self._king:
             return Piece.KING
