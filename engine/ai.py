@@ -1,49 +1,86 @@
-"""A computer player for every variant, over the generic ``Game`` interface.
+"""A computer player for every variant.
 
-Iterative-deepening negamax with alpha-beta pruning, a transposition table, and move ordering
-(the table's best move, likely captures, king moves, killer moves, history). Leaves are scored
-by an evaluation per kind of game: for the hnefatafl family material, the king's freedom, his
-distance to the escape squares and the attackers around him; for Halatafl material and advance.
+Iterative-deepening principal-variation search (negamax alpha-beta) with a transposition table
+keyed by the board and the side to move (bounds and best move), move ordering (the table's move,
+captures, threats around the king, killer moves, history) and a short capture quiescence at the
+leaves. Leaves are scored from the engine's bitboards by an evaluation per kind of game:
+
+- hnefatafl family: material; the king's open lines to the escape squares (corners or the edge,
+  as the variant says; the defenders to move with an open line win outright), his distance to
+  them and his freedom; the attackers around him against the number his strength rule needs;
+  attackers guarding the corners; defenders next to the king;
+- Halatafl: material (with a margin near the five-piece limit), advance, pieces open to a jump.
+
 The search plays the moves on the game itself and takes every one back before returning.
+Timing: the clock is read every few nodes, so a move comes back within ``time_limit`` plus the
+time of those few nodes and of one evaluation (well under 10 ms on every preset board).
 """
 
 from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass
+from collections.abc import Hashable, Iterator
 from itertools import pairwise
 
+from engine.board import squares_of
 from engine.errors import IllegalMoveError
 from engine.game import Game
-from engine.halatafl import HalataflRules
-from engine.rules import Escape
-from engine.types import Move, Piece, Side, Square
+from engine.halatafl import MIN_PIECES, HalataflGame
+from engine.rules import KingStrength
+from engine.tafl import TaflGame, tables_for
+from engine.types import Bitboard, Move, Side, Square
 
 WIN = 1_000_000
 """The score of a won position; a win found ``n`` plies ahead scores ``WIN - n``."""
 MAX_DEPTH = 64
+_WON = WIN - 1_000
+"""Scores beyond this (either sign) are wins or losses at a known distance."""
 _CHECK_EVERY = 8
 """Nodes between two looks at the clock."""
-_TABLE_LIMIT = 300_000
+_TABLE_LIMIT = 400_000
+QUIESCENCE_PLIES = 2
+"""How many captures in a row the leaves still look at."""
+REDUCE_FROM_DEPTH = 3
+REDUCE_AFTER = 4
+"""From this depth on, quiet moves after this many tried are first searched a ply shallower
+(and again in full only when that finds them better than the best so far)."""
 
-# Evaluation weights, in hundredths of an attacker.
+# Move ordering, highest first.
+_TABLE_MOVE = 1 << 40
+_CAPTURE = 1 << 30
+_THREAT = 1 << 26
+_KILLER = 1 << 22
+_HISTORY_CAP = (1 << 22) - 1
+
+# Evaluation weights, in hundredths of an attacker (hnefatafl family) or a piece (Halatafl).
 ATTACKER_VALUE = 100
 DEFENDER_VALUE = 180
-KING_FREEDOM = 6
-"""Per square the king can reach in one move."""
-KING_OPEN_ESCAPE = 250
-"""Per escape square the king can reach in one move."""
-KING_ESCAPE_DISTANCE = 12
-"""Per square between the king and his nearest escape square."""
-KING_PRESSED = 45
+KING_FREEDOM = 5
+"""Per empty square the king can reach in one move."""
+KING_OPEN_LINE = 180
+"""One open line to an escape square with the attackers to move: they must spend a move."""
+KING_TWO_LINES = 5_000
+"""Two open lines with the attackers to move: one move cannot close both."""
+KING_ESCAPE_DISTANCE = 14
+"""Per step between the king and his nearest escape square."""
+KING_PRESSED = 40
 """Per side of the king closed by an attacker or a square hostile to him."""
+KING_NEARLY_TAKEN = 160
+"""When one more closed side would capture the king."""
+KING_GUARD = 12
+"""Per defender next to the king."""
+CORNER_GUARD = 18
+"""Per attacker on a square that guards a corner (two or three steps from it)."""
 HALATAFL_PIECE = 100
 HALATAFL_ADVANCE = 4
 """Per rank a Halatafl piece has come forward."""
-
-_ORTHOGONAL = ((1, 0), (-1, 0), (0, 1), (0, -1))
+HALATAFL_LAST_PIECES = 60
+"""Per piece short of two above the five-piece limit."""
+HALATAFL_CAN_JUMP = 60
+"""The side to move can take something."""
+HALATAFL_OPEN = 20
+"""Per piece the side to move could jump; the same against it per own piece open to a jump."""
 
 
 class _OutOfTime(Exception):
@@ -63,12 +100,11 @@ def choose_move(
     moves = game.legal_moves()
     if not moves:
         raise IllegalMoveError(f"the {game.turn} have no legal move")
-    rng = random.Random(seed)
-    rng.shuffle(moves)
+    random.Random(seed).shuffle(moves)
     winning = _immediate_win(game, moves)
     if winning is not None or len(moves) == 1:
         return winning or moves[0]
-    search = _Search(game, time.perf_counter() + max(time_limit, 0.0))
+    search = Search(game, time.perf_counter() + max(time_limit, 0.0))
     return search.best_move(moves, depth or MAX_DEPTH)
 
 
@@ -83,271 +119,529 @@ def _immediate_win(game: Game, moves: list[Move]) -> Move | None:
     return None
 
 
-@dataclass
-class _Entry:
-    depth: int
-    score: int
-    bound: int
-    """0 exact, -1 upper bound (fail low), 1 lower bound (fail high)."""
-    move: Move | None
+_Entry = tuple[int, int, int, Move | None]
+"""depth, score, bound (0 exact, -1 upper bound, 1 lower bound), best move."""
 
 
-class _Search:
-    def __init__(self, game: Game, deadline: float) -> None:
+class Search:
+    """One search over ``game`` until ``deadline`` (``time.perf_counter()``). ``table``,
+    ``ordering``, ``quiescence`` and ``reductions`` off give a plain alpha-beta."""
+
+    def __init__(
+        self,
+        game: Game,
+        deadline: float,
+        *,
+        table: bool = True,
+        ordering: bool = True,
+        quiescence: bool = True,
+        reductions: bool = True,
+    ) -> None:
         self.game = game
         self.deadline = deadline
         self.nodes = 0
+        self.depth_reached = 0
+        self.use_table = table
+        self.use_ordering = ordering
+        self.use_reductions = reductions
+        self.score = 0
+        self.quiescence_plies = QUIESCENCE_PLIES if quiescence else 0
         self.table: dict[Hashable, _Entry] = {}
-        self.killers: dict[int, list[Move]] = {}
-        self.history: dict[Move, int] = {}
-        self.evaluate = _evaluator(game)
-        self.order_hint = _order_hint(game)
+        self.killers: list[list[tuple[Square, ...]]] = [[] for _ in range(MAX_DEPTH + 1)]
+        self.history: dict[tuple[Square, ...], int] = {}
+        self.kind = _kind_of(game)
 
     def best_move(self, moves: list[Move], max_depth: int) -> Move:
-        best = self._ordered(moves, None, 0)[0]
+        """The best of ``moves`` (the legal moves) by iterative deepening up to ``max_depth``;
+        ``depth_reached`` and ``score`` tell how deep the last full iteration went and what it
+        found (for the side to move)."""
+        best = self._ordered(moves, 1)[0]
         for depth in range(1, max_depth + 1):
             try:
-                best, score = self._root(moves, depth, best)
+                best, self.score = self._root(moves, depth, best)
             except _OutOfTime as partial:
                 found = partial.args[0] if partial.args else None
                 return found or best
-            if abs(score) >= WIN - MAX_DEPTH:
+            self.depth_reached = depth
+            if abs(self.score) >= _WON:
                 break  # a forced result: searching deeper changes nothing
         return best
 
     def _root(self, moves: list[Move], depth: int, previous: Move) -> tuple[Move, int]:
-        ordered = [previous, *(m for m in self._ordered(moves, None, 0) if m != previous)]
-        alpha, best, best_score = -WIN - 1, previous, -WIN - 1
+        rest = self._ordered(moves, depth)
+        ordered = [previous, *(m for m in rest if m.path != previous.path)]
+        alpha, best = -WIN - 1, previous
         for index, move in enumerate(ordered):
             try:
-                score = -self._child(move, depth - 1, -WIN - 1, -alpha, 1)
+                if index == 0:
+                    score = -self._child(move, depth - 1, -WIN - 1, -alpha, 1)
+                else:
+                    score = -self._child(move, depth - 1, -alpha - 1, -alpha, 1)
+                    if score > alpha:
+                        score = -self._child(move, depth - 1, -WIN - 1, -alpha, 1)
             except _OutOfTime:
                 # The moves searched so far were searched in full: the best of them stands,
                 # provided the previous best (searched first) is among them.
                 raise _OutOfTime(best if index > 0 else None) from None
-            if score > best_score:
-                best, best_score = move, score
-                alpha = max(alpha, score)
-        return best, best_score
+            if index == 0 or score > alpha:
+                best, alpha = move, score
+        return best, alpha
 
     def _child(self, move: Move, depth: int, alpha: int, beta: int, ply: int) -> int:
         game = self.game
         game.push(move)
         try:
+            if depth <= 0:
+                return self._quiesce(alpha, beta, ply, self.quiescence_plies)
             return self._negamax(depth, alpha, beta, ply)
         finally:
             game.undo()
 
-    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
-        game = self.game
+    def _tick(self) -> None:
         self.nodes += 1
         if self.nodes % _CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
             raise _OutOfTime
+
+    def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        game = self.game
+        self._tick()
         outcome = game.outcome
         if outcome is not None:
             if outcome.winner is None:
                 return 0
             return WIN - ply if outcome.winner == game.turn else -(WIN - ply)
-        if depth <= 0:
-            return self.evaluate(game)
-        key = (game._key(), game.turn)  # the board hook every kind of game has
-        entry = self.table.get(key)
-        if entry is not None and entry.depth >= depth:
-            if entry.bound == 0:
-                return entry.score
-            if entry.bound > 0:
-                alpha = max(alpha, entry.score)
+        key = self.kind.key() if self.use_table else None
+        entry = self.table.get(key) if key is not None else None
+        if entry is not None and entry[0] >= depth:
+            score, bound = _from_table(entry[1], ply), entry[2]
+            if bound == 0:
+                return score
+            if bound > 0:
+                alpha = max(alpha, score)
             else:
-                beta = min(beta, entry.score)
+                beta = min(beta, score)
             if alpha >= beta:
-                return entry.score
+                return score
         original_alpha = alpha
         best_score, best_move = -WIN - 1, None
-        for move in self._ordered(game.legal_moves(), entry.move if entry else None, ply):
-            score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
+        reduce_from = REDUCE_AFTER if self.use_reductions and depth >= REDUCE_FROM_DEPTH else -1
+        for index, (move, quiet) in enumerate(self._moves(entry[3] if entry else None, ply, depth)):
+            if index == 0:
+                score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
+            else:
+                if quiet and 0 <= reduce_from <= index:
+                    score = -self._child(move, depth - 2, -alpha - 1, -alpha, ply + 1)
+                    if score <= alpha:
+                        continue
+                score = -self._child(move, depth - 1, -alpha - 1, -alpha, ply + 1)
+                if alpha < score < beta:
+                    score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
             if score > best_score:
                 best_score, best_move = score, move
-            alpha = max(alpha, score)
-            if alpha >= beta:
-                self._remember_cutoff(move, depth, ply)
-                break
+                if score > alpha:
+                    alpha = score
+                    if alpha >= beta:
+                        self._remember_cutoff(move, depth, ply)
+                        break
         if best_move is None:
             return -(WIN - ply)  # no legal move: the engine calls this a loss
-        bound = 1 if best_score >= beta else (-1 if best_score <= original_alpha else 0)
-        if len(self.table) > _TABLE_LIMIT:
-            self.table.clear()
-        self.table[key] = _Entry(depth, best_score, bound, best_move)
+        if key is not None:
+            bound = 1 if best_score >= beta else (-1 if best_score <= original_alpha else 0)
+            if len(self.table) > _TABLE_LIMIT:
+                self.table.clear()
+            self.table[key] = (depth, _to_table(best_score, ply), bound, best_move)
         return best_score
 
+    def _moves(self, first: Move | None, ply: int, depth: int) -> Iterator[tuple[Move, bool]]:
+        """The legal moves, best first, each with whether it is quiet (no capture, no threat,
+        no killer). The table's move comes before the others are even worked out."""
+        if first is not None:
+            yield first, False
+        moves = self.game.legal_moves()
+        if not self.use_ordering:
+            yield from ((m, False) for m in moves if first is None or m.path != first.path)
+            return
+        forcing, quiet = self._split(moves, ply, depth)
+        skip = first.path if first is not None else None
+        for move in forcing:
+            if move.path != skip:
+                yield move, False
+        for move in quiet:
+            if move.path != skip:
+                yield move, True
+
+    def _split(self, moves: list[Move], ply: int, depth: int) -> tuple[list[Move], list[Move]]:
+        """The forcing moves (captures, threats, killers) best first, and the rest, by
+        history where the subtree is worth it."""
+        forcing, quiet = self.kind.split(moves)
+        killers = self.killers[ply] if ply < len(self.killers) else []
+        if killers:
+            forcing += [m for m in quiet if m.path in killers]
+            quiet = [m for m in quiet if m.path not in killers]
+        if depth >= 2 and self.history:
+            history = self.history.get
+            quiet.sort(key=lambda m: history(m.path, 0), reverse=True)
+        return forcing, quiet
+
+    def _ordered(self, moves: list[Move], depth: int) -> list[Move]:
+        """The root's ``moves`` in the order the search tries them."""
+        if not self.use_ordering:
+            return list(moves)
+        forcing, quiet = self._split(list(moves), 0, depth)
+        return forcing + quiet
+
+    def _quiesce(self, alpha: int, beta: int, ply: int, plies_left: int) -> int:
+        """The leaf's score, looking on through captures for ``plies_left`` more plies."""
+        game = self.game
+        self._tick()
+        outcome = game.outcome
+        if outcome is not None:
+            if outcome.winner is None:
+                return 0
+            return WIN - ply if outcome.winner == game.turn else -(WIN - ply)
+        stand = self.kind.evaluate(ply)
+        if plies_left <= 0 or stand >= beta or abs(stand) >= _WON:
+            return stand
+        captures = self.kind.captures()
+        alpha = max(alpha, stand)
+        for move in captures:
+            game.push(move)
+            try:
+                score = -self._quiesce(-beta, -alpha, ply + 1, plies_left - 1)
+            finally:
+                game.undo()
+            if score > alpha:
+                alpha = score
+                if alpha >= beta:
+                    break
+        return alpha
+
     def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
-        killers = self.killers.setdefault(ply, [])
-        if move not in killers:
-            killers.insert(0, move)
+        killers = self.killers[ply] if ply < len(self.killers) else []
+        path = move.path
+        if path not in killers:
+            killers.insert(0, path)
             del killers[2:]
-        self.history[move] = self.history.get(move, 0) + depth * depth
-
-    def _ordered(self, moves: list[Move], first: Move | None, ply: int) -> list[Move]:
-        hint = self.order_hint(self.game)
-        killers = self.killers.get(ply, ())
-        history = self.history
-
-        def rank(move: Move) -> int:
-            if move == first:
-                return 1 << 30
-            return hint(move) * 100_000 + (50_000 if move in killers else 0) + history.get(move, 0)
-
-        return sorted(moves, key=rank, reverse=True)
+        self.history[path] = min(self.history.get(path, 0) + depth * depth, _HISTORY_CAP)
 
 
-# -- evaluation --------------------------------------------------------------------------------
+def _to_table(score: int, ply: int) -> int:
+    """A score as stored: wins counted from this node, not from the root."""
+    if score >= _WON:
+        return score + ply
+    if score <= -_WON:
+        return score - ply
+    return score
 
 
-def _evaluator(game: Game) -> Callable[[Game], int]:
-    """The evaluation for the kind of game, with what it needs of the board worked out once."""
-    if isinstance(game.rules, HalataflRules):
-        return _halatafl_score
-    escapes = _escape_squares(game)
-    return lambda position: _tafl_score(position, escapes)
+def _from_table(score: int, ply: int) -> int:
+    if score >= _WON:
+        return score - ply
+    if score <= -_WON:
+        return score + ply
+    return score
 
 
-def _tafl_score(game: Game, escapes: frozenset[Square]) -> int:
-    """The position's worth to the side to move (hnefatafl family)."""
-    pieces = game.pieces()
-    size = game.size
-    attackers = defenders = 0
-    king: Square | None = None
-    for square, piece in pieces.items():
-        if piece is Piece.ATTACKER:
-            attackers += 1
-        elif piece is Piece.DEFENDER:
-            defenders += 1
-        elif piece is Piece.KING:
-            king = square
-    value = defenders * DEFENDER_VALUE - attackers * ATTACKER_VALUE
-    if king is not None:
-        reach = _king_reach(king, pieces, size)
-        value += KING_FREEDOM * len(reach) + KING_OPEN_ESCAPE * len(reach & escapes)
-        value -= KING_ESCAPE_DISTANCE * min((_distance(king, e, size) for e in escapes), default=0)
-        value -= KING_PRESSED * _sides_closed(king, pieces, game)
-    return value if game.turn is Side.DEFENDERS else -value
+# -- the kinds of game -------------------------------------------------------------------------
 
 
-def _escape_squares(game: Game) -> frozenset[Square]:
-    if game.rules.escape is Escape.CORNERS:
-        return game.corners
-    n = game.size
-    return frozenset(s for s in range(n * n) if s % n in (0, n - 1) or s // n in (0, n - 1))
+class _Kind:
+    """What the search needs to know of one kind of game."""
+
+    def key(self) -> Hashable:
+        """The board and the side to move."""
+        raise NotImplementedError
+
+    def evaluate(self, ply: int) -> int:
+        """The position's worth to the side to move (``ply`` plies from the root)."""
+        raise NotImplementedError
+
+    def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
+        """The moves that capture or threaten, most promising first, and the others."""
+        raise NotImplementedError
+
+    def captures(self) -> list[Move]:
+        """The legal moves that capture, most promising first."""
+        raise NotImplementedError
 
 
-def _king_reach(king: Square, pieces: dict[Square, Piece], size: int) -> set[Square]:
-    """The empty squares along the king's four lines, up to the first piece."""
-    reach = set()
-    file, rank = king % size, king // size
-    for df, dr in _ORTHOGONAL:
-        f, r = file + df, rank + dr
-        while 0 <= f < size and 0 <= r < size and (r * size + f) not in pieces:
-            reach.add(r * size + f)
-            f, r = f + df, r + dr
-    return reach
+def _kind_of(game: Game) -> _Kind:
+    if isinstance(game, TaflGame):
+        return _Tafl(game)
+    if isinstance(game, HalataflGame):
+        return _Halatafl(game)
+    raise TypeError(f"the AI plays hnefatafl-family games and Halatafl, not {type(game).__name__}")
 
 
-def _sides_closed(king: Square, pieces: dict[Square, Piece], game: Game) -> int:
-    size = game.size
-    file, rank = king % size, king // size
-    closed = 0
-    for df, dr in _ORTHOGONAL:
-        f, r = file + df, rank + dr
-        if not (0 <= f < size and 0 <= r < size):
-            continue
-        square = r * size + f
-        if pieces.get(square) is Piece.ATTACKER or (
-            square not in pieces and (square in game.corners or square == game.throne)
-        ):
-            closed += 1
-    return closed
+class _Tafl(_Kind):
+    """The hnefatafl family, on the engine's bitboards."""
 
+    def __init__(self, game: TaflGame) -> None:
+        self.game = game
+        tables = tables_for(game.rules)
+        self.tables = tables
+        g = tables.geometry
+        self.geometry = g
+        n = self.size = game.size
+        rules = game.rules
+        self.escape = tables.escape
+        escapes = [s for s in range(n * n) if tables.escape >> s & 1]
+        self.escape_distance = [
+            min(abs(s % n - e % n) + abs(s // n - e // n) for e in escapes) for s in range(n * n)
+        ]
+        corners = [s for s in range(n * n) if tables.corners >> s & 1]
+        self.corner_guards = sum(
+            g.bit[s]
+            for s in range(n * n)
+            if any(2 <= abs(s % n - c % n) + abs(s // n - c // n) <= 3 for c in corners)
+            and not tables.corners >> s & 1
+        )
+        self.king_hammer = rules.king_hammer
+        self.king_anvil = rules.king_anvil
+        self.edge_hostile = rules.edge_hostile
+        self.strength = rules.king_strength
+        first_two = g.first_file | g.first_file << 1
+        last_two = g.last_file | g.last_file >> 1
+        self.target_east = g.full & ~last_two
+        """Squares with two more squares to their right (east)."""
+        self.target_west = g.full & ~first_two
+        self.second_file = g.first_file << 1
+        self.second_last_file = g.last_file >> 1
+        self.second_rank = g.first_rank << n
+        self.second_last_rank = g.last_rank >> n
 
-def _is_jump(a: Square, b: Square, size: int) -> bool:
-    """A Halatafl leg two squares long (one jumped square between)."""
-    return max(abs(a % size - b % size), abs(a // size - b // size)) == 2
+    def key(self) -> Hashable:
+        return self.game.bitboards, self.game.turn
 
+    def _king_lines(self, king: Square, occupied: Bitboard) -> tuple[int, int, Bitboard]:
+        """How many of the king's lines are open up to an escape square (which can only be at
+        a line's end), how many squares he reaches, and the squares of his open lines."""
+        escape = self.escape
+        open_lines = reach = 0
+        on_open_lines: Bitboard = 0
+        for ray in self.geometry.rays[king]:
+            line: Bitboard = 0
+            for square in ray:
+                if occupied >> square & 1:
+                    break
+                reach += 1
+                line |= 1 << square
+                if escape >> square & 1:
+                    open_lines += 1
+                    on_open_lines |= line
+                    break
+        return open_lines, reach, on_open_lines
 
-def _distance(a: Square, b: Square, size: int) -> int:
-    return abs(a % size - b % size) + abs(a // size - b // size)
+    def evaluate(self, ply: int) -> int:
+        game = self.game
+        g = self.geometry
+        att, dfd, king = game.bitboards
+        king_bit = g.bit[king]
+        occupied = att | dfd | king_bit
+        defending = game.turn is Side.DEFENDERS
+        open_lines, reach, _ = self._king_lines(king, occupied)
+        if open_lines and defending:
+            return WIN - ply - 1  # the king walks out
+        value = dfd.bit_count() * DEFENDER_VALUE - att.bit_count() * ATTACKER_VALUE
+        if open_lines:
+            value += KING_TWO_LINES if open_lines > 1 else KING_OPEN_LINE
+        value += KING_FREEDOM * reach - KING_ESCAPE_DISTANCE * self.escape_distance[king]
+        closed_by = att | self.tables.hostile_to(Side.DEFENDERS, occupied)
+        closed = needed = 0
+        for side in g.sides[king]:
+            if side == g.off_board:
+                closed += self.strength is KingStrength.STRONG_OR_3_AT_EDGE
+            elif closed_by >> side & 1:
+                closed += 1
+        needed = self._sides_to_capture(king)
+        value -= KING_PRESSED * closed * 4 // needed
+        if closed >= needed - 1:
+            value -= KING_NEARLY_TAKEN
+        value += KING_GUARD * (g.neighbours[king] & dfd).bit_count()
+        value -= CORNER_GUARD * (att & self.corner_guards).bit_count()
+        return value if defending else -value
 
+    def _sides_to_capture(self, king: Square) -> int:
+        strength = self.strength
+        if strength is KingStrength.STRONG_NEAR_THRONE:
+            return 4 if self.tables.throne_zone >> king & 1 else 2
+        if strength is KingStrength.WEAK:
+            return 2
+        if strength is KingStrength.STRONG_OR_3_AT_EDGE and self.geometry.edge >> king & 1:
+            return 3
+        return 4
 
-def _halatafl_score(game: Game) -> int:
-    """The position's worth to the side to move (Halatafl): material and advance."""
-    size = game.size
-    value = 0
-    for square, piece in game.pieces().items():
-        rank = square // size
-        if piece is Piece.WHITE:
-            value += HALATAFL_PIECE + HALATAFL_ADVANCE * rank
+    def _capture_targets(self) -> tuple[Bitboard, Bitboard]:
+        """The squares where a man of the side to move would capture, and the king's square."""
+        game = self.game
+        g = self.geometry
+        att, dfd, king = game.bitboards
+        king_bit = g.bit[king]
+        occupied = att | dfd | king_bit
+        if game.turn is Side.ATTACKERS:
+            victims, victim_side, own = dfd, Side.DEFENDERS, att
         else:
-            value -= HALATAFL_PIECE + HALATAFL_ADVANCE * (size - 1 - rank)
-    return value if game.turn is Side.WHITE else -value
+            victims, victim_side = att, Side.ATTACKERS
+            own = dfd | king_bit if self.king_anvil else dfd
+        hostile = self.tables.hostile_to(victim_side, occupied)
+        anvils = (own | hostile) & g.full
+        n = self.size
+        targets = (
+            (victims >> 1 & anvils >> 2 & self.target_east)
+            | (victims << 1 & anvils << 2 & self.target_west)
+            | (victims >> n & anvils >> 2 * n)
+            | (victims << n & anvils << 2 * n)
+        )
+        if hostile >> g.off_board & 1:  # the edge is an anvil against men
+            targets |= (
+                (victims >> 1 & self.second_last_file)
+                | (victims << 1 & self.second_file)
+                | (victims >> n & self.second_last_rank)
+                | (victims << n & self.second_rank)
+            )
+        return targets & g.full & ~occupied, king_bit
+
+    def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
+        game = self.game
+        targets, king_bit = self._capture_targets()
+        att, dfd, king = game.bitboards
+        captures: list[Move] = []
+        threats: list[Move] = []
+        quiet: list[Move] = []
+        if game.turn is Side.ATTACKERS:
+            _, _, lines = self._king_lines(king, att | dfd | king_bit)
+            near = self.geometry.neighbours[king] | lines
+            for move in moves:
+                target = move.path[1]
+                if targets >> target & 1:
+                    captures.append(move)
+                elif near >> target & 1:
+                    threats.append(move)
+                else:
+                    quiet.append(move)
+        else:
+            hammer_king = self.king_hammer
+            for move in moves:
+                origin, target = move.path
+                if targets >> target & 1 and (hammer_king or origin != king):
+                    captures.append(move)
+                elif origin == king:
+                    threats.append(move)
+                else:
+                    quiet.append(move)
+        return captures + threats, quiet
+
+    def captures(self) -> list[Move]:
+        """Worked out from the capture squares back to the pieces that reach them, without
+        the whole list of legal moves."""
+        targets, king_bit = self._capture_targets()
+        if not targets:
+            return []
+        att, dfd, king = self.game.bitboards
+        occupied = att | dfd | king_bit
+        if self.game.turn is Side.ATTACKERS:
+            movers = att
+        else:
+            movers = dfd | king_bit if self.king_hammer else dfd
+        tables = self.tables
+        corners, throne = tables.corners, tables.throne_square
+        men_pass_throne = tables.rules.throne_pass
+        found: list[Move] = []
+        for target in squares_of(targets):
+            for ray in self.geometry.rays[target]:
+                men_may_come = True
+                for square in ray:
+                    if occupied >> square & 1:
+                        if movers >> square & 1:
+                            is_king = square == king
+                            if (is_king or men_may_come) and tables.may_stop(target, king=is_king):
+                                found.append(Move(self.size, (square, target)))
+                        break
+                    if corners >> square & 1:
+                        break
+                    if square == throne and not men_pass_throne:
+                        men_may_come = False
+        return found
 
 
-# -- move ordering -----------------------------------------------------------------------------
+class _Halatafl(_Kind):
+    """Halatafl, on the engine's two bitboards."""
 
+    def __init__(self, game: HalataflGame) -> None:
+        self.game = game
+        n = self.size = game.size
+        self.full: Bitboard = (1 << n * n) - 1
+        self.ranks = [((1 << n) - 1) << (r * n) for r in range(n)]
+        self.step_lengths = frozenset((1, n - 1, n, n + 1))
+        """How far apart (as square numbers) the two ends of a one-square step are."""
+        # Per direction: the step as a square offset, and the squares two steps from the edge.
+        self.directions: list[tuple[int, Bitboard]] = []
+        for df in (-1, 0, 1):
+            for dr in (-1, 0, 1):
+                if (df, dr) == (0, 0):
+                    continue
+                sources = sum(
+                    1 << s
+                    for s in range(n * n)
+                    if 0 <= s % n + 2 * df < n and 0 <= s // n + 2 * dr < n
+                )
+                self.directions.append((dr * n + df, sources))
 
-def _order_hint(game: Game) -> Callable[[Game], Callable[[Move], int]]:
-    """For a position, a cheap guess (higher first) of how forcing each move is."""
-    if isinstance(game.rules, HalataflRules):
-        return _halatafl_hint
-    return _tafl_hint
+    def key(self) -> Hashable:
+        return self.game.bitboards, self.game.turn
 
+    def _open_to_jump(self, jumpers: Bitboard, victims: Bitboard, empty: Bitboard) -> Bitboard:
+        """The ``victims`` one of ``jumpers`` could jump now."""
+        found = 0
+        for step, sources in self.directions:
+            if step > 0:
+                ready = jumpers & sources & empty >> 2 * step
+                found |= ready << step & victims
+            else:
+                ready = jumpers & sources & empty << -2 * step
+                found |= ready >> -step & victims
+        return found
 
-def _halatafl_hint(game: Game) -> Callable[[Move], int]:
-    pieces = game.pieces()
-    size = game.size
-    own = Piece.WHITE if game.turn is Side.WHITE else Piece.BLACK
+    def evaluate(self, ply: int) -> int:
+        game = self.game
+        white, black = game.bitboards
+        n = self.size
+        whites, blacks = white.bit_count(), black.bit_count()
+        value = HALATAFL_PIECE * (whites - blacks)
+        value -= HALATAFL_LAST_PIECES * (
+            max(0, MIN_PIECES + 2 - whites) - max(0, MIN_PIECES + 2 - blacks)
+        )
+        ranks = self.ranks
+        for r in range(1, n - 1):
+            value += HALATAFL_ADVANCE * (
+                r * (white & ranks[r]).bit_count() - (n - 1 - r) * (black & ranks[r]).bit_count()
+            )
+        value += HALATAFL_ADVANCE * (n - 1) * ((white & ranks[n - 1]).bit_count())
+        value -= HALATAFL_ADVANCE * (n - 1) * ((black & ranks[0]).bit_count())
+        if game.turn is Side.WHITE:
+            own, other = white, black
+        else:
+            own, other, value = black, white, -value
+        empty = self.full & ~(white | black)
+        can_take = self._open_to_jump(own, other, empty).bit_count()
+        open_own = self._open_to_jump(other, own, empty).bit_count()
+        if can_take:
+            value += HALATAFL_CAN_JUMP
+        return value + HALATAFL_OPEN * (can_take - open_own)
 
-    def hint(move: Move) -> int:
-        jumped = ((a + b) // 2 for a, b in pairwise(move.path) if _is_jump(a, b, size))
-        return sum(2 for s in jumped if pieces.get(s) not in (None, own))
+    def _taken(self, move: Move, enemy: Bitboard) -> int:
+        """How many enemy pieces ``move`` jumps."""
+        steps = self.step_lengths
+        return sum(
+            enemy >> (a + b) // 2 & 1 for a, b in pairwise(move.path) if abs(a - b) not in steps
+        )
 
-    return hint
+    def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
+        white, black = self.game.bitboards
+        enemy = black if self.game.turn is Side.WHITE else white
+        ranked = [(self._taken(m, enemy), m) for m in moves]
+        captures = [m for taken, m in sorted(ranked, key=lambda pair: -pair[0]) if taken]
+        return captures, [m for taken, m in ranked if not taken]
 
-
-def _tafl_hint(game: Game) -> Callable[[Move], int]:
-    pieces = game.pieces()
-    size = game.size
-    attacking = game.turn is Side.ATTACKERS
-    king = next((s for s, p in pieces.items() if p is Piece.KING), None)
-    near_king = _neighbours(king, size) if king is not None else set()
-
-    def own(square: Square) -> bool:
-        piece = pieces.get(square)
-        return piece is Piece.ATTACKER if attacking else piece in (Piece.DEFENDER, Piece.KING)
-
-    def enemy_man(square: Square) -> bool:
-        return pieces.get(square) is (Piece.DEFENDER if attacking else Piece.ATTACKER)
-
-    def hint(move: Move) -> int:
-        target = move.target
-        file, rank = target % size, target // size
-        score = 0
-        for df, dr in _ORTHOGONAL:
-            f, r = file + 2 * df, rank + 2 * dr
-            if 0 <= f < size and 0 <= r < size and enemy_man(target + dr * size + df):
-                beyond = r * size + f
-                if own(beyond) and beyond != move.origin:
-                    score += 3  # likely a capture
-        if attacking and target in near_king:
-            score += 2
-        if not attacking and move.origin == king:
-            score += 2
-        return score
-
-    return hint
-
-
-def _neighbours(square: Square, size: int) -> set[Square]:
-    file, rank = square % size, square // size
-    return {
-        (rank + dr) * size + file + df
-        for df, dr in _ORTHOGONAL
-        if 0 <= file + df < size and 0 <= rank + dr < size
-    }
+    def captures(self) -> list[Move]:
+        return self.split(self.game.legal_moves())[0]
