@@ -61,7 +61,13 @@ KING_FREEDOM = 5
 KING_OPEN_LINE = 180
 """One open line to an escape square with the attackers to move: they must spend a move."""
 KING_TWO_LINES = 5_000
-"""Two open lines with the attackers to move: one move cannot close both."""
+"""The attackers to move cannot close every open line (two, or the escape square next to him)."""
+KING_FORK_NEXT = 2_500
+"""The king can reach a square from which one move cannot close every way out (the defenders
+to move), or two such squares along different lines (the attackers to move)."""
+KING_LINE_NEXT = 60
+"""Per line of the king leading to a square with an open line (twice when it cannot be
+closed)."""
 KING_ESCAPE_DISTANCE = 14
 """Per step between the king and his nearest escape square."""
 KING_PRESSED = 40
@@ -396,6 +402,13 @@ class _Tafl(_Kind):
             if any(2 <= abs(s % n - c % n) + abs(s // n - c // n) <= 3 for c in corners)
             and not tables.corners >> s & 1
         )
+        self.on_escape_lines = sum(
+            g.bit[s]
+            for s in range(n * n)
+            if not tables.escape >> s & 1
+            and any(s % n == e % n or s // n == e // n for e in escapes)
+        )
+        """The squares that share a rank or a file with an escape square."""
         self.king_hammer = rules.king_hammer
         self.king_anvil = rules.king_anvil
         self.edge_hostile = rules.edge_hostile
@@ -413,12 +426,16 @@ class _Tafl(_Kind):
     def key(self) -> Hashable:
         return self.game.bitboards, self.game.turn
 
-    def _king_lines(self, king: Square, occupied: Bitboard) -> tuple[int, int, Bitboard]:
+    def _king_lines(
+        self, king: Square, occupied: Bitboard
+    ) -> tuple[int, int, Bitboard, list[Bitboard]]:
         """How many of the king's lines are open up to an escape square (which can only be at
-        a line's end), how many squares he reaches, and the squares of his open lines."""
+        a line's end), how many squares he reaches, the squares of his open lines, and the
+        squares he reaches along each line."""
         escape = self.escape
         open_lines = reach = 0
         on_open_lines: Bitboard = 0
+        reached: list[Bitboard] = []
         for ray in self.geometry.rays[king]:
             line: Bitboard = 0
             for square in ray:
@@ -430,7 +447,45 @@ class _Tafl(_Kind):
                     open_lines += 1
                     on_open_lines |= line
                     break
-        return open_lines, reach, on_open_lines
+            reached.append(line)
+        return open_lines, reach, on_open_lines, reached
+
+    def _escape_threat(self, square: Square, occupied: Bitboard) -> int:
+        """From ``square``: 0 with no open line to an escape square, 1 with one open line that
+        one move can close, 2 when one move cannot close them (two lines, or the escape square
+        next to it)."""
+        escape = self.escape
+        lines = 0
+        for ray in self.geometry.rays[square]:
+            if not ray:
+                continue
+            if escape >> ray[0] & 1:
+                return 2
+            for step in ray:
+                if occupied >> step & 1:
+                    break
+                if escape >> step & 1:
+                    lines += 1
+                    break
+        return min(lines, 2)
+
+    def _next_threats(self, reached: list[Bitboard], occupied: Bitboard) -> tuple[int, int]:
+        """Of the king's lines (``occupied`` without him), how many lead to a square he could
+        escape from next unless one move closes it, and how many to a square where one move
+        cannot close every way out."""
+        one = sure = 0
+        candidates = self.on_escape_lines
+        for line in reached:
+            best = 0
+            for square in squares_of(line & candidates):
+                best = max(best, self._escape_threat(square, occupied))
+                if best == 2:
+                    break
+            if best == 2:
+                sure += 1
+            elif best:
+                one += 1
+        return one, sure
 
     def evaluate(self, ply: int) -> int:
         game = self.game
@@ -439,12 +494,18 @@ class _Tafl(_Kind):
         king_bit = g.bit[king]
         occupied = att | dfd | king_bit
         defending = game.turn is Side.DEFENDERS
-        open_lines, reach, _ = self._king_lines(king, occupied)
+        open_lines, reach, _, reached = self._king_lines(king, occupied)
         if open_lines and defending:
             return WIN - ply - 1  # the king walks out
         value = dfd.bit_count() * DEFENDER_VALUE - att.bit_count() * ATTACKER_VALUE
-        if open_lines:
-            value += KING_TWO_LINES if open_lines > 1 else KING_OPEN_LINE
+        if open_lines and self._escape_threat(king, occupied) == 2:
+            value += KING_TWO_LINES
+        else:
+            value += KING_OPEN_LINE * open_lines
+            one, sure = self._next_threats(reached, occupied ^ king_bit)
+            if sure and (defending or sure > 1):
+                value += KING_FORK_NEXT
+            value += KING_LINE_NEXT * (one + 2 * sure)
         value += KING_FREEDOM * reach - KING_ESCAPE_DISTANCE * self.escape_distance[king]
         closed_by = att | self.tables.hostile_to(Side.DEFENDERS, occupied)
         closed = needed = 0
@@ -509,7 +570,7 @@ class _Tafl(_Kind):
         threats: list[Move] = []
         quiet: list[Move] = []
         if game.turn is Side.ATTACKERS:
-            _, _, lines = self._king_lines(king, att | dfd | king_bit)
+            _, _, lines, _ = self._king_lines(king, att | dfd | king_bit)
             near = self.geometry.neighbours[king] | lines
             for move in moves:
                 target = move.path[1]
