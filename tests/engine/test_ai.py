@@ -1,11 +1,17 @@
-"""The computer player on built positions: legal, takes a win, parries the threat in front of it."""
+"""The computer player on built positions: legal, takes a win, parries the threat in front of it,
+sees a win or a loss two moves ahead; the table and the move ordering do not change what the
+search finds."""
 
 from __future__ import annotations
 
+import random
+import time
+
 import pytest
 
-from engine import VARIANTS, Game, IllegalMoveError, Reason, Side
-from engine.ai import choose_move
+from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square, TaflGame
+from engine.ai import WIN, Search, _Tafl, choose_move
+from engine.types import parse_square
 
 # Brandubh (7x7): corners hostile to all; the king is captured by two away from the throne.
 
@@ -110,3 +116,165 @@ def test_no_move_to_choose_when_the_game_is_over() -> None:
     game.resign(Side.DEFENDERS)
     with pytest.raises(IllegalMoveError, match="the game is over"):
         choose_move(game)
+
+
+# -- looking further ahead -----------------------------------------------------------------------
+
+
+def escapes_by_force(game: Game, move: Move) -> bool:
+    """Whether the defenders' ``move`` lets the king out at once, or next move whatever the
+    attackers reply."""
+    game.push(move)
+    try:
+        if game.outcome is not None:
+            return game.outcome.reason is Reason.KING_ESCAPED
+        for reply in game.legal_moves():
+            game.push(reply)
+            escapes = game.outcome is None and bool(replies_reaching(game, Reason.KING_ESCAPED))
+            game.undo()
+            if not escapes:
+                return False
+        return True
+    finally:
+        game.undo()
+
+
+# The king on c3 cannot escape at once; c3-a3 (then a1, or a2-a1 is closed...) and c3-c1
+# (capturing b1 against the corner) win by force whatever the attackers do.
+KING_ON_C3 = "/1t2t2/7/2K1t2/7/t6/2t4/7/"
+
+
+def test_the_king_finds_an_escape_in_two() -> None:
+    game = brandubh(KING_ON_C3, "defenders")
+    assert replies_reaching(game, Reason.KING_ESCAPED) == []
+    winning = [str(m) for m in game.legal_moves() if escapes_by_force(game, m)]
+    assert winning and len(winning) < len(game.legal_moves())
+    assert str(choose_move(game, depth=3, seed=0)) in winning
+
+
+def test_the_attackers_stop_an_escape_in_two() -> None:
+    # The same position with the attackers to move: only b1-b2 and b1-b3 leave the king no
+    # way out by force (every other move allows one of the escapes above).
+    game = brandubh(KING_ON_C3, "attackers")
+
+    def stops_it(move: Move) -> bool:
+        game.push(move)
+        try:
+            return not any(escapes_by_force(game, reply) for reply in game.legal_moves())
+        finally:
+            game.undo()
+
+    stopping = [str(m) for m in game.legal_moves() if stops_it(m)]
+    assert stopping and len(stopping) < len(game.legal_moves())
+    assert str(choose_move(game, depth=3, seed=0)) in stopping
+
+
+def test_the_attackers_take_a_hanging_man() -> None:
+    # The defender on b5 stands next to the attacker on b4; d6-b6 takes him, and nothing
+    # else is going on.
+    game = brandubh("/3t3/3t3/3T3/ttTKTtt/1T5/3t3/3t3/", "attackers")
+    capturing = [m for m in game.legal_moves() if game.captures_of(m)]
+    assert len(capturing) == 1
+    for depth in (1, 2, 3):
+        assert choose_move(game, depth=depth, seed=depth) == capturing[0]
+
+
+def test_halatafl_keeps_its_pieces_out_of_reach() -> None:
+    # White's c3 can be jumped by Black's d4 (onto b2) unless it moves, b2 is filled or d4 is
+    # taken first.
+    game = Game.from_position("halatafl", "/1WWWW2/7/2W4/3B3/7/7/1BBBB2/", "white")
+    taken_next = []
+    for move in game.legal_moves():
+        game.push(move)
+        if any(game.captures_of(reply) for reply in game.legal_moves()):
+            taken_next.append(move)
+        game.undo()
+    assert taken_next and len(taken_next) < len(game.legal_moves())
+    move = choose_move(game, depth=2, seed=0)
+    assert move not in taken_next
+
+
+# -- the search's parts ----------------------------------------------------------------------
+
+
+def played_in(variant: str, plies: int, seed: int) -> Game:
+    """A game ``plies`` random plies in (fewer if it ends)."""
+    rng = random.Random(seed)
+    game = Game(variant)
+    for _ in range(plies):
+        moves = game.legal_moves()
+        if not moves:
+            break
+        game.push(rng.choice(moves))
+        if game.outcome is not None:
+            game.undo()
+            break
+    return game
+
+
+def plain_score(game: Game, depth: int) -> tuple[Move, int]:
+    search = Search(game, time.perf_counter() + 60, table=False, ordering=False, reductions=False)
+    return search.best_move(game.legal_moves(), depth), search.score
+
+
+@pytest.mark.parametrize(
+    ("variant", "plies", "seed"),
+    [
+        ("brandubh", 6, 1),
+        ("brandubh", 12, 3),
+        ("tablut", 8, 3),
+        ("copenhagen", 6, 1),
+        ("halatafl", 8, 0),
+        ("halatafl", 8, 3),
+    ],
+)
+def test_the_table_and_the_ordering_change_no_result(variant: str, plies: int, seed: int) -> None:
+    """At a fixed depth the full search finds the plain alpha-beta's score, and its move is
+    worth that score to the plain search too."""
+    game = played_in(variant, plies, seed)
+    depth = 3
+    _, score = plain_score(game, depth)
+    full = Search(game, time.perf_counter() + 60, reductions=False)
+    move = full.best_move(game.legal_moves(), depth)
+    assert full.score == score
+    assert abs(score) < WIN - 100  # no forced result: the positions test the evaluation
+    game.push(move)
+    assert game.outcome is None
+    _, reply_score = plain_score(game, depth - 1)
+    assert -reply_score == score
+    game.undo()
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_legal_move_in_the_middle_of_every_variant(variant: str) -> None:
+    for seed in range(3):
+        game = played_in(variant, 10 + 7 * seed, seed)
+        if game.outcome is None:
+            assert choose_move(game, time_limit=0.02, seed=seed) in game.legal_moves()
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "hnefatafl", "tablut", "brandubh"])
+def test_the_quiescence_finds_every_man_taken_between_two(variant: str) -> None:
+    """The captures the search looks at past its depth, worked out without the legal moves,
+    are legal and are every move that takes a man between two (shieldwalls aside)."""
+    for seed in range(4):
+        game = played_in(variant, 20 + 10 * seed, seed)
+        assert isinstance(game, TaflGame)
+        found = set(_Tafl(game).captures())
+        legal = game.legal_moves()
+        assert found <= set(legal)
+        between_two = {
+            m for m in legal if any(next_to(s, m.target, game.size) for s in taken(game, m))
+        }
+        assert between_two <= found
+
+
+def taken(game: Game, move: Move) -> list[Square]:
+    """The squares of the men ``move`` captures."""
+    names = game.push(move).captures
+    game.undo()
+    return [parse_square(name, game.size) for name in names]
+
+
+def next_to(a: Square, b: Square, size: int) -> bool:
+    return abs(a % size - b % size) + abs(a // size - b // size) == 1
