@@ -9,6 +9,9 @@ of commit ``--old`` (engine/ai.py as it was there, loaded from git into a tempor
 against a random player, at ``--seconds`` per move, sides alternating. Each pair of games starts
 from the same two random opening plies (Halatafl's first move otherwise decides too much), with
 the sides swapped. A game still running after ``--max-plies`` plies counts as a draw.
+``--games 0`` prints the search figures alone. The "10 plies in" position is the first one
+(from ``--seed`` on) where a 3-ply search finds no forced result; the start of Halatafl is one:
+White wins at once by jumping into d4 from b2, d2 or f2, leaving Black no move.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ OLD_AI = "8f55938"
 """The last commit with the AI before the transposition-table keys, quiescence and bitboard
 evaluation."""
 OPENING_PLIES = 2
+FORCED_MARGIN = 1_000
+"""Scores this close to a win are forced results."""
 Player = Callable[[Game, float, int], Move]
 
 
@@ -57,22 +62,36 @@ def load_old_ai(commit: str) -> ModuleType:
     return module
 
 
-def search_figures(module: ModuleType, game: Game, seconds: float) -> tuple[float, int]:
-    """Nodes per second and the depth completed by ``module``'s search in ``seconds``."""
+def search_figures(module: ModuleType, game: Game, seconds: float) -> tuple[float, str]:
+    """Nodes per second and the depth completed by ``module``'s search in ``seconds`` (marked
+    "forced" when the search stopped there on a won or lost score)."""
     search_class = getattr(module, "Search", None) or module._Search
-    completed = [0]
+    completed = [0, 0]
 
     class Counting(search_class):  # type: ignore[misc, valid-type]
         def _root(self, moves: list[Move], depth: int, previous: Move) -> Any:
             found = super()._root(moves, depth, previous)
-            completed[0] = depth
+            completed[:] = [depth, found[1]]
             return found
 
     start = time.perf_counter()
     search = Counting(game, start + seconds)
     search.best_move(game.legal_moves(), module.MAX_DEPTH)
     elapsed = time.perf_counter() - start
-    return search.nodes / elapsed, completed[0]
+    depth, score = completed
+    forced = " (forced)" if abs(score) >= module.WIN - FORCED_MARGIN else ""
+    return search.nodes / elapsed, f"{depth}{forced}"
+
+
+def open_position(variant: str, plies: int, seed: int) -> Game:
+    """A position ``plies`` random plies in where a 3-ply search finds no forced result."""
+    while True:
+        game = random_position(variant, plies, random.Random(seed))
+        search = new_ai.Search(game, time.perf_counter() + 60)
+        search.best_move(game.legal_moves(), 3)
+        if abs(search.score) < new_ai.WIN - FORCED_MARGIN:
+            return game
+        seed += 1
 
 
 def random_position(variant: str, plies: int, rng: random.Random) -> Game:
@@ -143,25 +162,19 @@ def main() -> None:
     print(f"new = engine/ai.py (working tree), old = engine/ai.py at {args.old}")
     for variant in args.variants.split(","):
         print(f"\n{variant}")
-        positions = {
-            "start": (variant, 0),
-            "10 plies in": (variant, 10),
-        }
-        for label, (name_of_variant, plies) in positions.items():
+        for plies in (0, 10):
+            label = "start" if plies == 0 else f"{plies} plies in"
             for name, module in (("new", new_ai), ("old", old_ai)):
                 figures = [
-                    search_figures(
-                        module,
-                        random_position(name_of_variant, plies, random.Random(args.seed)),
-                        seconds,
-                    )
+                    search_figures(module, open_position(variant, plies, args.seed), seconds)
                     for seconds in (0.5, 1.0)
                 ]
-                rate = figures[1][0]
                 print(
-                    f"  {label:11} {name}: {rate:7.0f} nodes/s, depth {figures[0][1]} at 0.5 s, "
-                    f"{figures[1][1]} at 1 s"
+                    f"  {label:11} {name}: {figures[1][0]:7.0f} nodes/s, depth {figures[0][1]} "
+                    f"at 0.5 s, {figures[1][1]} at 1 s"
                 )
+        if not args.games:
+            continue
         for name, opponent in (("old AI", ai_player(old_ai)), ("random", random_player)):
             w, d, lost, longest = match(
                 variant, opponent, args.games, args.seconds, args.max_plies, args.seed
