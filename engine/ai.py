@@ -506,20 +506,31 @@ class _Tafl(_Kind):
                 value += KING_FORK_NEXT
             value += KING_LINE_NEXT * (one + 2 * sure)
         value += KING_FREEDOM * reach - KING_ESCAPE_DISTANCE * self.escape_distance[king]
-        closed_by = att | self.tables.hostile_to(Side.DEFENDERS, occupied)
-        closed = needed = 0
-        for side in g.sides[king]:
-            if side == g.off_board:
-                closed += self.strength is KingStrength.STRONG_OR_3_AT_EDGE
-            elif closed_by >> side & 1:
-                closed += 1
-        needed = self._sides_to_capture(king)
-        value -= KING_PRESSED * closed * 4 // needed
-        if closed >= needed - 1:
-            value -= KING_NEARLY_TAKEN
+        value -= self._king_danger(king, att, occupied)
         value += KING_GUARD * (g.neighbours[king] & dfd).bit_count()
         value -= CORNER_GUARD * (att & self.corner_guards).bit_count()
         return value if defending else -value
+
+    def _king_danger(self, king: Square, att: Bitboard, occupied: Bitboard) -> int:
+        """What the attackers around the king are worth to them: per side closed (scaled by
+        how many sides his strength rule needs), more when one more move could take him (the
+        last side but one closed; for a king taken between two, per line closed on one side
+        and empty on the other)."""
+        g = self.geometry
+        closed_by = att | self.tables.hostile_to(Side.DEFENDERS, occupied)
+        off_board = g.off_board
+        needed = self._sides_to_capture(king)
+        sides = g.sides[king]  # north, south, east, west
+        closed = [side != off_board and bool(closed_by >> side & 1) for side in sides]
+        if needed == 2:
+            empty = [side != off_board and not occupied >> side & 1 for side in sides]
+            nearly = sum(closed[i] and empty[i ^ 1] for i in range(4))
+            return KING_PRESSED * 2 * sum(closed) + KING_NEARLY_TAKEN * nearly
+        count = sum(closed)
+        if self.strength is KingStrength.STRONG_OR_3_AT_EDGE:
+            count += sides.count(off_board)
+        danger = KING_PRESSED * count * 4 // needed
+        return danger + KING_NEARLY_TAKEN if count >= needed - 1 else danger
 
     def _sides_to_capture(self, king: Square) -> int:
         strength = self.strength
