@@ -84,7 +84,10 @@ def search_figures(module: ModuleType, game: Game, seconds: float) -> tuple[floa
 
 
 def open_position(variant: str, plies: int, seed: int) -> Game:
-    """A position ``plies`` random plies in where a 3-ply search finds no forced result."""
+    """The start, or a position ``plies`` random plies in where a 3-ply search finds no
+    forced result."""
+    if not plies:
+        return Game(variant)
     while True:
         game = random_position(variant, plies, random.Random(seed))
         search = new_ai.Search(game, time.perf_counter() + 60)
