@@ -173,6 +173,26 @@ class Report:
             return None
         return self.finished_at - self.started_at
 
+    @property
+    def winner_name(self) -> str | None:
+        """Who won, by name (the side's name when the player is unknown); None for a draw."""
+        if self.winner_side is None:
+            return None
+        return self.winner.name if self.winner else self.winner_side.capitalize()
+
+    @property
+    def result(self) -> str:
+        """``"Bob (defenders) won: resignation."`` or ``"Draw: a draw was agreed."``."""
+        if self.winner_side is None:
+            return f"Draw: {self.reason.description}."
+        return f"{self.winner_name} ({self.winner_side}) won: {self.reason.description}."
+
+    @property
+    def length(self) -> str:
+        """``"12 moves (23 plies)"``: a move is a ply of each side."""
+        moves = (len(self.plies) + 1) // 2
+        return f"{_count(moves, 'move')} ({_count(len(self.plies), 'ply', 'plies')})"
+
     def text(self) -> str:
         """A plain multi-line report: result, moves, captures, duration (when known) and the
         move list."""
@@ -182,13 +202,8 @@ class Report:
         lines = [title]
         seats = (f"{side.capitalize()}: {player.name}" for side, player in self.players.items())
         lines.append(", ".join(seats))
-        if self.winner_side is None:
-            lines.append(f"Draw: {self.reason.description}.")
-        else:
-            name = self.winner.name if self.winner else "?"
-            lines.append(f"{name} ({self.winner_side}) won: {self.reason.description}.")
-        moves = (len(self.plies) + 1) // 2
-        lines.append(f"{_count(moves, 'move')} ({_count(len(self.plies), 'ply', 'plies')}).")
+        lines.append(self.result)
+        lines.append(f"{self.length}.")
         taken = ", ".join(f"{side} {n}" for side, n in self.captures.items())
         lines.append(f"Captures: {taken}.")
         if self.duration is not None:

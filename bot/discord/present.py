@@ -219,15 +219,9 @@ async def report_message(
 ) -> Outgoing:
     """The end of a game: result, moves, captures, duration, final board, record and replay
     (left out, with a note, when it is larger than ``file_size_limit`` bytes)."""
-    if report.winner_side is None:
-        title, result = "Draw", f"Draw: {report.reason.description}."
-    else:
-        name = report.winner.name if report.winner else side_name(report.winner_side)
-        title = f"{name} wins"
-        result = f"{name} ({report.winner_side}) won: {report.reason.description}."
-    embed = _footer(_with_board(_embed(title, result)), state)
-    moves = (len(report.plies) + 1) // 2
-    embed.add_field(name="Moves", value=f"{moves} ({len(report.plies)} plies)")
+    title = "Draw" if report.winner_name is None else f"{report.winner_name} wins"
+    embed = _footer(_with_board(_embed(title, report.result)), state)
+    embed.add_field(name="Moves", value=report.length)
     captures = "\n".join(f"{side_name(side)}: {n}" for side, n in report.captures.items())
     embed.add_field(name="Captured by", value=captures or "none")
     if report.duration is not None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 import secrets
 from dataclasses import dataclass
 from typing import Any
@@ -183,9 +184,15 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
 
 
 def sentence(text: str) -> str:
-    """``"it is not your turn"`` -> ``"It is not your turn."``."""
+    """``"it is not your turn"`` -> ``"It is not your turn."``; a leading square or rules key
+    (``"d1 is taken"``, ``"ber:y: ..."``) keeps its case."""
     text = text.strip()
     if not text:
         return text
-    text = text[0].upper() + text[1:]
+    if not _LOWERCASE_TERM.match(text):
+        text = text[0].upper() + text[1:]
     return text if text[-1] in ".!?" else text + "."
+
+
+_LOWERCASE_TERM = re.compile(r"[a-z]\d|[a-z]{2,5}:\S")
+"""A square (``d1``) or an OpenTafl key (``ber:``): notation whose case matters."""

@@ -172,7 +172,7 @@ async def test_resign_posts_the_report_with_record_and_replay(
     assert embed_of(report)["title"] == "Alice wins"
     assert "resignation" in embed_of(report)["description"]
     fields = {f["name"]: f["value"] for f in embed_of(report)["fields"]}
-    assert fields["Moves"].startswith("2 (3 plies)")
+    assert fields["Moves"] == "2 moves (3 plies)"
     assert "Attackers: 1" in fields["Captured by"] and "Defenders: 0" in fields["Captured by"]
     assert "Duration" in fields
 

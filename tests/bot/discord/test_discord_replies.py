@@ -11,6 +11,7 @@ import discord
 import pytest
 
 from bot.discord import TaflBot
+from bot.discord.replies import sentence
 from bot.models import GameState, MoveResult
 from renderer import THEMES
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
@@ -182,3 +183,19 @@ async def test_commands_answer_at_once_while_the_ai_thinks(
         await started.followup(0, timeout=10)  # the AI's move came after all
         state = await bot.service.current_game(channel_of(fake))
         assert state is not None and len(state.game.history) == 1
+
+
+@pytest.mark.parametrize(
+    ("refusal", "shown"),
+    [
+        ("it is not your turn", "It is not your turn."),
+        (
+            "d1 is taken: a piece moves only onto an empty square",
+            "d1 is taken: a piece moves only onto an empty square.",
+        ),
+        ("ber:y: berserk moves are not supported", "ber:y: berserk moves are not supported."),
+        ("you have no move to take back yet.", "You have no move to take back yet."),
+    ],
+)
+def test_refusals_read_as_sentences_and_keep_notation_as_written(refusal: str, shown: str) -> None:
+    assert sentence(refusal) == shown
