@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Protocol
 
 from engine.errors import AmbiguousMoveError, IllegalMoveError
 from engine.notation import parse_move_text
+from engine.opentafl import format_position
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
 
 
@@ -185,19 +186,7 @@ class Game:
 
     def position(self) -> str:
         """The board as an OTN position string, rank 1 first: ``/3ttttt3/5t5/.../``."""
-        pieces = self.pieces()
-        ranks = []
-        for rank in range(self.size):
-            row, empty = "", 0
-            for file in range(self.size):
-                piece = pieces.get(rank * self.size + file)
-                if piece is None:
-                    empty += 1
-                    continue
-                row += (str(empty) if empty else "") + piece.value
-                empty = 0
-            ranks.append(row + (str(empty) if empty else ""))
-        return "/" + "/".join(ranks) + "/"
+        return format_position(self.pieces(), self.size)
 
     def piece_at(self, square: Square) -> Piece | None:
         return self.pieces().get(square)

@@ -16,7 +16,7 @@ OpenTafl ignores (it reads ``tfr:dl`` as a draw):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -29,6 +29,23 @@ _T = TypeVar("_T")
 MIN_SIZE, MAX_SIZE = 7, 19
 CUSTOM_ID = "custom"
 DEFAULT_NAME = "Custom"
+
+
+def format_position(pieces: Mapping[Square, str], size: int) -> str:
+    """The OTN position (rank 1 first) of ``pieces``, each given by its letter: the inverse of
+    ``parse_position``. ``format_position({3: "t"}, 7) == "/3t3/7/7/7/7/7/7/"``."""
+    ranks = []
+    for rank in range(size):
+        row, empty = "", 0
+        for file in range(size):
+            letter = pieces.get(rank * size + file)
+            if letter is None:
+                empty += 1
+                continue
+            row += (str(empty) if empty else "") + letter
+            empty = 0
+        ranks.append(row + (str(empty) if empty else ""))
+    return "/" + "/".join(ranks) + "/"
 
 
 def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:

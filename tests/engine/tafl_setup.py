@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from engine import Game, Piece, Ply, TaflGame
+from engine.opentafl import format_position
 from engine.rules import ThroneStop
 from engine.types import parse_square
 
@@ -27,18 +28,7 @@ def otn(size: int, *, t: str = "", T: str = "", K: str = "") -> str:
             square = parse_square(name, size)
             assert square not in cells, f"{name} is given twice"
             cells[square] = letter
-    ranks = []
-    for rank in range(size):
-        row, empty = "", 0
-        for file in range(size):
-            piece = cells.get(rank * size + file)
-            if piece is None:
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + piece
-            empty = 0
-        ranks.append(row + (str(empty) if empty else ""))
-    return "/" + "/".join(ranks) + "/"
+    return format_position(cells, size)
 
 
 def setup(

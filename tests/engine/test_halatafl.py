@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from engine import Game, HalataflGame, IllegalMoveError, Move, Outcome, Piece, Reason, Side
 from engine.halatafl import HALATAFL
+from engine.opentafl import format_position
 from engine.types import parse_square
 
 SIZE = 7
@@ -25,18 +26,7 @@ def board(white: tuple[str, ...] = (), black: tuple[str, ...] = (), *, filler: b
         white, black = white + WHITE_FILLER, black + BLACK_FILLER
     cells = {parse_square(s, SIZE): "W" for s in white}
     cells.update({parse_square(s, SIZE): "B" for s in black})
-    ranks = []
-    for rank in range(SIZE):
-        row, empty = "", 0
-        for file in range(SIZE):
-            letter = cells.get(rank * SIZE + file)
-            if letter is None:
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + letter
-            empty = 0
-        ranks.append(row + (str(empty) if empty else ""))
-    return "/" + "/".join(ranks) + "/"
+    return format_position(cells, SIZE)
 
 
 def game_at(

@@ -16,6 +16,7 @@ from engine import (
     Piece,
     Side,
 )
+from engine.opentafl import format_position
 from tests.engine.tafl_setup import SIZES, reference_moves
 
 VARIANTS = sorted(SIZES)
@@ -30,19 +31,8 @@ def positions(draw: st.DrawFn) -> tuple[str, str, str]:
     squares = draw(st.lists(st.integers(0, size * size - 1), min_size=1, max_size=40, unique=True))
     men = draw(st.lists(st.sampled_from("tT"), min_size=len(squares) - 1, max_size=len(squares)))
     cells = dict(zip(squares, ["K", *men], strict=False))
-    ranks = []
-    for rank in range(size):
-        row, empty = "", 0
-        for file in range(size):
-            letter = cells.get(rank * size + file)
-            if letter is None:
-                empty += 1
-                continue
-            row += (str(empty) if empty else "") + letter
-            empty = 0
-        ranks.append(row + (str(empty) if empty else ""))
     turn = draw(st.sampled_from(["attackers", "defenders"]))
-    return variant, "/" + "/".join(ranks) + "/", turn
+    return variant, format_position(cells, size), turn
 
 
 def random_text(rng: random.Random, size: int) -> str:
