@@ -31,7 +31,7 @@ from engine.game import Game
 from engine.halatafl import MIN_PIECES, HalataflGame
 from engine.rules import KingStrength
 from engine.tafl import TaflGame, tables_for
-from engine.types import Bitboard, Move, Side, Square
+from engine.types import Bitboard, Move, Outcome, Side, Square
 
 WIN = 1_000_000
 """The score of a won position; a win found ``n`` plies ahead scores ``WIN - n``."""
@@ -211,11 +211,8 @@ class Search:
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
         game = self.game
         self._tick()
-        outcome = game.outcome
-        if outcome is not None:
-            if outcome.winner is None:
-                return 0
-            return WIN - ply if outcome.winner == game.turn else -(WIN - ply)
+        if game.outcome is not None:
+            return _final_score(game.outcome, game.turn, ply)
         key = self.kind.key() if self.use_table else None
         entry = self.table.get(key) if key is not None else None
         if entry is not None and entry[0] >= depth:
@@ -300,11 +297,8 @@ class Search:
         """The leaf's score, looking on through captures for ``plies_left`` more plies."""
         game = self.game
         self._tick()
-        outcome = game.outcome
-        if outcome is not None:
-            if outcome.winner is None:
-                return 0
-            return WIN - ply if outcome.winner == game.turn else -(WIN - ply)
+        if game.outcome is not None:
+            return _final_score(game.outcome, game.turn, ply)
         stand = self.kind.evaluate(ply)
         if plies_left <= 0 or stand >= beta or abs(stand) >= _WON:
             return stand
@@ -716,3 +710,10 @@ class _Halatafl(_Kind):
 
     def captures(self) -> list[Move]:
         return self.split(self.game.legal_moves())[0]
+
+
+def _final_score(outcome: Outcome, turn: Side, ply: int) -> int:
+    """A finished game's score for the side to move: a win sooner is worth more, a draw 0."""
+    if outcome.winner is None:
+        return 0
+    return WIN - ply if outcome.winner == turn else -(WIN - ply)
