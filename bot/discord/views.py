@@ -1,13 +1,14 @@
 """Buttons that survive a restart: each custom id carries what its click needs.
 
 ``tafl:challenge:<action>:<challenge id>`` and ``tafl:offer:<action>:<offer id>`` are parsed by
-DynamicItem templates registered in the bot's ``setup_hook``; the click goes to the bot's
+one DynamicItem template registered in the bot's ``setup_hook``; the click goes to the bot's
 ``ButtonHandler`` (the cog), and any error to the one error helper.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import discord
@@ -36,6 +37,8 @@ OFFER_ACTIONS = {
     "accept": ("Accept", discord.ButtonStyle.success),
     "decline": ("Decline", discord.ButtonStyle.danger),
 }
+ACTIONS = {"challenge": CHALLENGE_ACTIONS, "offer": OFFER_ACTIONS}
+"""The buttons of each kind of message, by action: label and style."""
 
 
 def _handler(interaction: discord.Interaction) -> ButtonHandler:
@@ -44,23 +47,19 @@ def _handler(interaction: discord.Interaction) -> ButtonHandler:
     return handler
 
 
-class ChallengeButton(
+class TaflButton(
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"tafl:challenge:(?P<action>accept|decline|cancel):(?P<id>[0-9]+)",
+    template=r"tafl:(?P<kind>challenge|offer):(?P<action>accept|decline|cancel):(?P<id>[0-9]+)",
 ):
-    """Accept, Decline or Cancel on a challenge."""
+    """A button on a challenge (Accept, Decline, Cancel) or an offer (Accept, Decline)."""
 
-    def __init__(self, action: str, challenge_id: int) -> None:
-        label, style = CHALLENGE_ACTIONS[action]
+    def __init__(self, kind: str, action: str, target_id: int) -> None:
+        label, style = ACTIONS[kind][action]
+        self.kind = kind
         self.action = action
-        self.challenge_id = challenge_id
-        super().__init__(
-            discord.ui.Button(
-                label=label,
-                style=style,
-                custom_id=f"tafl:challenge:{action}:{challenge_id}",
-            )
-        )
+        self.target_id = target_id
+        custom_id = f"tafl:{kind}:{action}:{target_id}"
+        super().__init__(discord.ui.Button(label=label, style=style, custom_id=custom_id))
 
     @classmethod
     async def from_custom_id(
@@ -69,45 +68,18 @@ class ChallengeButton(
         item: discord.ui.Item[Any],
         match: re.Match[str],
         /,
-    ) -> ChallengeButton:
-        return cls(match["action"], int(match["id"]))
+    ) -> TaflButton:
+        return cls(match["kind"], match["action"], int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        handler = _handler(interaction)
+        on_click: Callable[[discord.Interaction, str, int], Awaitable[None]]
+        if self.kind == "challenge":
+            on_click = handler.on_challenge_button
+        else:
+            on_click = handler.on_offer_button
         try:
-            await _handler(interaction).on_challenge_button(
-                interaction, self.action, self.challenge_id
-            )
-        except Exception as error:
-            await report_error(interaction, error)
-
-
-class OfferButton(
-    discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"tafl:offer:(?P<action>accept|decline):(?P<id>[0-9]+)",
-):
-    """Accept or Decline on a draw offer or a takeback request."""
-
-    def __init__(self, action: str, offer_id: int) -> None:
-        label, style = OFFER_ACTIONS[action]
-        self.action = action
-        self.offer_id = offer_id
-        super().__init__(
-            discord.ui.Button(label=label, style=style, custom_id=f"tafl:offer:{action}:{offer_id}")
-        )
-
-    @classmethod
-    async def from_custom_id(
-        cls,
-        interaction: discord.Interaction,
-        item: discord.ui.Item[Any],
-        match: re.Match[str],
-        /,
-    ) -> OfferButton:
-        return cls(match["action"], int(match["id"]))
-
-    async def callback(self, interaction: discord.Interaction) -> None:
-        try:
-            await _handler(interaction).on_offer_button(interaction, self.action, self.offer_id)
+            await on_click(interaction, self.action, self.target_id)
         except Exception as error:
             await report_error(interaction, error)
 
@@ -118,7 +90,7 @@ def challenge_view(challenge_id: int, *, open_to_anyone: bool) -> discord.ui.Vie
     for action in CHALLENGE_ACTIONS:
         if action == "decline" and open_to_anyone:
             continue
-        view.add_item(ChallengeButton(action, challenge_id))
+        view.add_item(TaflButton("challenge", action, challenge_id))
     return view
 
 
@@ -126,9 +98,9 @@ def offer_view(offer_id: int) -> discord.ui.View:
     """Accept / Decline for an offer."""
     view = discord.ui.View(timeout=None)
     for action in OFFER_ACTIONS:
-        view.add_item(OfferButton(action, offer_id))
+        view.add_item(TaflButton("offer", action, offer_id))
     return view
 
 
-DYNAMIC_ITEMS = (ChallengeButton, OfferButton)
+DYNAMIC_ITEMS = (TaflButton,)
 """Registered with ``Client.add_dynamic_items`` at start-up."""
