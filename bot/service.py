@@ -28,6 +28,7 @@ from bot.errors import (
     TooEarly,
 )
 from bot.models import (
+    AI_PLAYER,
     RANDOM_SIDE,
     Challenge,
     ChallengeStatus,
@@ -242,6 +243,13 @@ class GameService:
         async with self._store.reading() as db:
             game_id = await db.active_game_id(channel)
         return None if game_id is None else await self._load(game_id)
+
+    async def games_awaiting_ai(self) -> list[GameState]:
+        """The active games in which it is the AI's turn (after a restart, say), oldest first."""
+        async with self._store.reading() as db:
+            game_ids = await db.games_waiting_for(AI_PLAYER.id)
+        games = [await self._load(game_id) for game_id in game_ids]
+        return [g for g in games if g is not None and g.player_to_move() == AI_PLAYER]
 
     async def get_game(self, game_id: int) -> GameState:
         """Any game by id, being played or finished. NoGameHere if there is none."""

@@ -177,6 +177,15 @@ class Session:
         )
         return None if row is None else int(row["id"])
 
+    async def games_waiting_for(self, player_id: str) -> list[int]:
+        """The active games in which ``player_id`` plays, oldest first."""
+        rows = await self._rows(
+            "SELECT games.id FROM games JOIN game_players ON game_players.game_id = games.id"
+            " WHERE games.status = 'active' AND game_players.player_id = ? ORDER BY games.id",
+            (player_id,),
+        )
+        return [int(row["id"]) for row in rows]
+
     async def game(self, game_id: int) -> GameRow | None:
         row = await self._row("SELECT * FROM games WHERE id = ?", (game_id,))
         if row is None:

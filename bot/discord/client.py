@@ -83,7 +83,8 @@ class TaflBot(commands.Bot):
         """Seconds an interaction waits for its answer before it is deferred."""
         self._store: Store | None = None
         self._service: GameService | None = None
-        self._sweeper: asyncio.Task[None] | None = None
+        self._background: list[asyncio.Task[None]] = []
+        """The challenge sweep and the AI's resumed turns, cancelled on close."""
 
     @property
     def service(self) -> GameService:
@@ -112,7 +113,10 @@ class TaflBot(commands.Bot):
         await warm_up()
         if self.sync_commands:
             await self.sync_app_commands(self.sync_guild)
-        self._sweeper = asyncio.create_task(self._sweep_forever(), name="tafl-challenge-sweep")
+        self._background = [
+            asyncio.create_task(self._sweep_forever(), name="tafl-challenge-sweep"),
+            asyncio.create_task(self._resume_ai_turns(), name="tafl-resume-ai"),
+        ]
 
     async def sync_app_commands(self, guild_id: int | None = None) -> list[app_commands.AppCommand]:
         """Publish the slash commands, to one guild (at once) or globally (within the hour)."""
@@ -125,14 +129,21 @@ class TaflBot(commands.Bot):
         return synced
 
     async def close(self) -> None:
-        if self._sweeper is not None:
-            self._sweeper.cancel()
+        for task in self._background:
+            task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+                await task
         await super().close()
         if self._store is not None:
             await self._store.close()
             self._store = None
+
+    async def _resume_ai_turns(self) -> None:
+        """Once connected, let the AI answer in the games where a restart left it to move."""
+        await self.wait_until_ready()
+        cog = self.get_cog("TaflCog")
+        if isinstance(cog, TaflCog):
+            await cog.resume_ai_games()
 
     # -- expired challenges -----------------------------------------------------------------------
 

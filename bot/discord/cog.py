@@ -12,7 +12,7 @@ from discord.ext import commands
 
 import engine
 from bot.discord import present
-from bot.discord.replies import Reply
+from bot.discord.replies import ChannelPost, Poster, Reply
 from bot.errors import ChallengeClosed, NoGameHere, NotYourTurn, OfferClosed, ServiceError
 from bot.models import (
     AI_PLAYER,
@@ -298,7 +298,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         else:
             await self.play_ai(reply, result.state)
 
-    async def play_ai(self, reply: Reply, state: GameState) -> None:
+    async def play_ai(self, reply: Poster, state: GameState) -> None:
         """Let the AI move while it is its turn (it thinks in a worker thread)."""
         while state.player_to_move() == AI_PLAYER:
             try:
@@ -311,13 +311,25 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 await self.announce_end(reply, result.report, result.state)
             state = result.state
 
+    async def resume_ai_games(self) -> None:
+        """Play the AI's turn in every game that waits for it (a restart came between a
+        player's move and the AI's answer), posting in the game's channel."""
+        for state in await self.service.games_awaiting_ai():
+            channel_id = present.discord_id(state.channel.id)
+            if channel_id is None:
+                continue  # a game of another adapter
+            try:
+                await self.play_ai(ChannelPost(self.bot.get_partial_messageable(channel_id)), state)
+            except Exception:
+                log.exception("could not play the AI's turn in game #%s", state.id)
+
     async def announce_end(
-        self, reply: Reply, report: Report, state: GameState | None = None
+        self, reply: Poster, report: Report, state: GameState | None = None
     ) -> None:
         """Log the game's report and post it with the final board, record and replay."""
         log.info("game #%s ended\n%s", report.game_id, report.text())
         if state is None:
             assert report.game_id is not None  # the service reports stored games
             state = await self.service.get_game(report.game_id)
-        limit = reply.interaction.filesize_limit
+        limit = reply.filesize_limit
         await reply.send(await present.report_message(report, state, limit))

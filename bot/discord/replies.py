@@ -8,7 +8,7 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 import discord
 from discord import app_commands
@@ -68,6 +68,30 @@ class Outgoing:
         }
 
 
+class Poster(Protocol):
+    """Where the bot posts game messages: an interaction's answer, or a channel."""
+
+    @property
+    def filesize_limit(self) -> int: ...
+
+    async def send(self, message: Outgoing, *, ephemeral: bool = False) -> int | None: ...
+
+
+class ChannelPost:
+    """Posting straight to a channel, when no interaction asked (the AI's turn after a restart)."""
+
+    def __init__(self, channel: discord.abc.Messageable) -> None:
+        self.channel = channel
+
+    @property
+    def filesize_limit(self) -> int:
+        return discord.utils.DEFAULT_FILE_SIZE_LIMIT_BYTES
+
+    async def send(self, message: Outgoing, *, ephemeral: bool = False) -> int | None:
+        """Post ``message`` in the channel (a channel message is never ephemeral)."""
+        return (await self.channel.send(**message.send_kwargs())).id
+
+
 class Reply:
     """The answer to one interaction: sent at once when ready in time, else deferred first.
 
@@ -95,6 +119,11 @@ class Reply:
             reply = cls(interaction, budget)
             interaction.extras[_REPLY_KEY] = reply
         return reply
+
+    @property
+    def filesize_limit(self) -> int:
+        """The largest file the interaction's channel takes."""
+        return self.interaction.filesize_limit
 
     @property
     def is_component(self) -> bool:

@@ -747,6 +747,18 @@ async def test_the_ai_plays_its_turn(service: GameService, hall: Channel, alice:
         await service.ai_move(hall, time_limit=0.05)
 
 
+async def test_games_awaiting_ai_are_those_where_the_ai_is_to_move(
+    service: GameService, hall: Channel, thread: Channel, alice: Player, bob: Player
+) -> None:
+    waiting = await service.start_game(
+        hall, {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice}, "brandubh"
+    )
+    await service.start_game(thread, {Side.ATTACKERS: bob, Side.DEFENDERS: AI_PLAYER}, "brandubh")
+    assert [state.id for state in await service.games_awaiting_ai()] == [waiting.id]
+    await service.ai_move(hall, time_limit=0.05)
+    assert await service.games_awaiting_ai() == []
+
+
 async def test_the_ai_allows_takebacks_and_declines_draws(
     service: GameService, hall: Channel, alice: Player
 ) -> None:

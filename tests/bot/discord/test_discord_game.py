@@ -5,13 +5,17 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from pathlib import Path
 
 import pytest
 from PIL import Image
 
 from bot.discord import TaflBot
 from bot.errors import ChallengeNotFound
-from bot.models import GameState
+from bot.models import AI_PLAYER, GameState, Player
+from bot.service import GameService
+from bot.storage import Store
+from engine import Side
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
 from tests.fake_discord import FakeDiscord, Message, User
@@ -264,6 +268,25 @@ async def test_challenge_answers(
     board = await (await carol.click(anyone, "Accept")).followup()
     assert png(board).size[0] > 0
     assert (await game_here(bot, fake)).game.size == 7
+
+
+async def test_the_ai_answers_a_move_that_a_restart_left_unanswered(
+    fake: FakeDiscord, run_bot: RunBot, db_path: Path, alice: User
+) -> None:
+    store = await Store.open(db_path)
+    alice_player = Player(f"discord:{alice.id}", alice.name)
+    players = {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice_player}
+    await GameService(store).start_game(channel_of(fake), players, "brandubh")
+    await store.close()
+
+    async with run_bot() as bot:
+        posted = await fake.channel.wait_for_message(lambda m: bool(m.files))
+        assert alice.mention in posted.content
+        assert "played" in embed_of(posted)["title"]
+        assert png(posted).size[0] > 0
+        state = await game_here(bot, fake)
+        assert len(state.game.history) == 1
+        assert state.player_to_move() == alice_player
 
 
 async def test_a_custom_variant_from_an_opentafl_rules_string(
