@@ -48,6 +48,14 @@ async def store(db_path: Path) -> AsyncIterator[Store]:
 
 
 @pytest.fixture
+async def there(db_path: Path, clock: FakeClock) -> AsyncIterator[GameService]:
+    """A second service on the same database file, as another bot process would hold."""
+    other_store = await Store.open(db_path)
+    yield GameService(other_store, clock)
+    await other_store.close()
+
+
+@pytest.fixture
 def service(store: Store, clock: FakeClock) -> GameService:
     return GameService(store, clock, rng=random.Random(7))
 

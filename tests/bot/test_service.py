@@ -429,30 +429,25 @@ async def test_games_in_different_channels_go_on_independently(
 
 
 async def test_two_processes_racing_apply_exactly_one_move(
-    store: Store, db_path: Path, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+    store: Store, clock: FakeClock, there: GameService, hall: Channel, alice: Player, bob: Player
 ) -> None:
     here = GameService(store, clock)
-    other_store = await Store.open(db_path)
-    there = GameService(other_store, clock)
-    try:
-        state = await brandubh(here, hall, alice, bob)
-        assert await there.current_game(hall) is not None
-        results = await asyncio.gather(
-            here.move(hall, alice, "d1-e1"),
-            there.move(hall, alice, "g4-g5"),
-            return_exceptions=True,
-        )
-        applied = [r for r in results if isinstance(r, MoveResult)]
-        assert len(applied) == 1
-        assert [type(r) for r in results if not isinstance(r, MoveResult)] in (
-            [MoveConflict], [NotYourTurn],
-        )  # fmt: skip
-        seen = [await service.current_game(hall) for service in (here, there)]
-        assert [notations(s) for s in seen if s] == [[str(applied[0].ply.move)]] * 2
-        async with store.reading() as db:
-            assert len(await db.moves(state.id)) == 1
-    finally:
-        await other_store.close()
+    state = await brandubh(here, hall, alice, bob)
+    assert await there.current_game(hall) is not None
+    results = await asyncio.gather(
+        here.move(hall, alice, "d1-e1"),
+        there.move(hall, alice, "g4-g5"),
+        return_exceptions=True,
+    )
+    applied = [r for r in results if isinstance(r, MoveResult)]
+    assert len(applied) == 1
+    assert [type(r) for r in results if not isinstance(r, MoveResult)] in (
+        [MoveConflict], [NotYourTurn],
+    )  # fmt: skip
+    seen = [await service.current_game(hall) for service in (here, there)]
+    assert [notations(s) for s in seen if s] == [[str(applied[0].ply.move)]] * 2
+    async with store.reading() as db:
+        assert len(await db.moves(state.id)) == 1
 
 
 async def test_a_move_on_a_stale_version_conflicts_and_reloads(
@@ -507,28 +502,23 @@ async def test_two_accepts_at_once_start_one_game(
 
 
 async def test_two_processes_answering_one_offer_agree(
-    store: Store, db_path: Path, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+    store: Store, clock: FakeClock, there: GameService, hall: Channel, alice: Player, bob: Player
 ) -> None:
     here = GameService(store, clock)
-    other_store = await Store.open(db_path)
-    there = GameService(other_store, clock)
-    try:
-        state = await brandubh(here, hall, alice, bob)
-        offer = await here.offer(hall, alice, "draw")
-        results = await asyncio.gather(
-            here.answer_offer(offer.id, bob, accept=True),
-            there.answer_offer(offer.id, bob, accept=False),
-            return_exceptions=True,
-        )
-        answered = [r for r in results if isinstance(r, tuple)]
-        assert len(answered) == 1
-        assert all(isinstance(r, OfferClosed | MoveConflict) for r in results if r not in answered)
-        status = answered[0][0].status
-        assert (await there.get_offer(offer.id)).status is status
-        finished = (await there.get_game(state.id)).status is GameStatus.FINISHED
-        assert finished == (status is OfferStatus.ACCEPTED)
-    finally:
-        await other_store.close()
+    state = await brandubh(here, hall, alice, bob)
+    offer = await here.offer(hall, alice, "draw")
+    results = await asyncio.gather(
+        here.answer_offer(offer.id, bob, accept=True),
+        there.answer_offer(offer.id, bob, accept=False),
+        return_exceptions=True,
+    )
+    answered = [r for r in results if isinstance(r, tuple)]
+    assert len(answered) == 1
+    assert all(isinstance(r, OfferClosed | MoveConflict) for r in results if r not in answered)
+    status = answered[0][0].status
+    assert (await there.get_offer(offer.id)).status is status
+    finished = (await there.get_game(state.id)).status is GameStatus.FINISHED
+    assert finished == (status is OfferStatus.ACCEPTED)
 
 
 async def test_everything_survives_a_restart(
