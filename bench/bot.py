@@ -34,7 +34,7 @@ sys.path.insert(0, str(ROOT))
 import engine  # noqa: E402
 from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
-from bot.storage import Store  # noqa: E402
+from bot.storage import open_store  # noqa: E402
 
 TARGET_P95_MS = 250.0
 TARGET_MEMORY_MB = 200.0
@@ -87,7 +87,7 @@ def peak_rss_kb() -> int:
 async def seed(db_path: str, games: int, rng: random.Random) -> float:
     """``games`` finished games (a few moves, then a resignation) through the service; seconds."""
     started = time.perf_counter()
-    store = await Store.open(db_path)
+    store = await open_store(db_path)
     service = GameService(store)
     try:
         for number in range(games):
@@ -173,7 +173,7 @@ async def play(
 
 async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     """Differences between the stored games and the moves the bot answered."""
-    store = await Store.open(db_path)
+    store = await open_store(db_path)
     service = GameService(store)
     problems = []
     try:

@@ -17,7 +17,7 @@ from bot import config
 from bot.cli import main
 from bot.models import GameStatus
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "NzkzNDU2.secret-token.value"
@@ -65,7 +65,7 @@ def run_tafl(
 def test_settings_default_to_a_database_in_the_current_folder() -> None:
     settings = config.Settings.load(environ={}, env_file=None)
     assert settings.discord_token is None
-    assert settings.db_path == Path("tafl.sqlite3")
+    assert settings.db == Path("tafl.sqlite3")
     assert settings.log_level == "INFO"
     assert settings.move_timeout == timedelta(hours=24)
 
@@ -80,7 +80,7 @@ def test_environment_wins_over_the_env_file(tmp_path: Path) -> None:
     )
     settings = config.Settings.load(environ={"TAFL_DB": "/data/env.sqlite3"}, env_file=env_file)
     assert settings.discord_token == SECRET
-    assert settings.db_path == Path("/data/env.sqlite3")
+    assert settings.db == Path("/data/env.sqlite3")
     assert settings.log_level == "DEBUG"
 
 
@@ -264,7 +264,7 @@ def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) ->
     )
 
     async def saved() -> tuple[GameStatus, list[str], str]:
-        store = await Store.open(clean_environment / db)
+        store = await open_store(clean_environment / db)
         try:
             state = await GameService(store).get_game(1)
         finally:

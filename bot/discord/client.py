@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, cast
 
 import discord
@@ -20,7 +20,7 @@ from bot.discord.replies import ANSWER_BUDGET, report_error
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.models import Challenge, utc_now
 from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
-from bot.storage import Store
+from bot.storage import Store, db_target, open_store
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,8 @@ class TaflCommandTree(app_commands.CommandTree[Any]):
 
 
 class TaflBot(commands.Bot):
-    """A Discord bot that plays tafl through the game service, stored at ``db_path``.
+    """A Discord bot that plays tafl through the game service, stored in ``db`` (a SQLite file
+    or a PostgreSQL URL).
 
     ``sync`` publishes the slash commands at start-up (to ``sync_guild`` only, if given);
     ``clock`` is the service's clock; ``sweep_interval`` the seconds between two looks for
@@ -55,7 +56,7 @@ class TaflBot(commands.Bot):
 
     def __init__(
         self,
-        db_path: str | os.PathLike[str],
+        db: str | Path,
         *,
         sync: bool = False,
         sync_guild: int | None = None,
@@ -72,7 +73,7 @@ class TaflBot(commands.Bot):
         )
         options.setdefault("tree_cls", TaflCommandTree)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
-        self.db_path = db_path
+        self.db = db
         self.sync_commands = sync
         self.sync_guild = sync_guild
         self.clock = clock
@@ -101,7 +102,7 @@ class TaflBot(commands.Bot):
         return cast(ButtonHandler, cog)
 
     async def setup_hook(self) -> None:
-        self._store = await Store.open(os.fspath(self.db_path))
+        self._store = await open_store(self.db)
         self._service = GameService(
             self._store,
             self.clock,
@@ -193,9 +194,9 @@ def parse_message_ref(ref: str) -> tuple[int, int] | None:
     return int(channel_id), int(message_id)
 
 
-def create_bot(db_path: str | os.PathLike[str], **options: Any) -> TaflBot:
-    """The bot, built but not started (see ``TaflBot`` for the options)."""
-    return TaflBot(db_path, **options)
+def create_bot(db: str | Path, **options: Any) -> TaflBot:
+    """The bot on ``db``, built but not started (see ``TaflBot`` for the options)."""
+    return TaflBot(db, **options)
 
 
 def run(
@@ -206,10 +207,10 @@ def run(
     guild: int | None = None,
     move_timeout: timedelta = MOVE_TIMEOUT,
 ) -> None:
-    """Log in with ``token`` and play until stopped; ``sync`` publishes the slash commands first
-    (to ``guild`` only when given); ``move_timeout`` is how long a move may take before the
-    game can be claimed."""
-    bot = create_bot(db_path, sync=sync, sync_guild=guild, move_timeout=move_timeout)
+    """Log in with ``token`` and play on ``db_path`` (a file or a URL) until stopped; ``sync``
+    publishes the slash commands first (to ``guild`` only when given); ``move_timeout`` is how
+    long a move may take before the game can be claimed."""
+    bot = create_bot(db_target(db_path), sync=sync, sync_guild=guild, move_timeout=move_timeout)
     configured = bool(logging.getLogger().handlers)
     if configured:
         bot.run(token, log_handler=None)

@@ -1,4 +1,5 @@
-"""The real discord.py bot against the local Discord emulator, on a real SQLite file."""
+"""The real discord.py bot against the local Discord emulator, on each database (a SQLite file,
+a PostgreSQL database: the ``db`` fixture)."""
 
 from __future__ import annotations
 
@@ -26,14 +27,14 @@ async def fake() -> AsyncIterator[FakeDiscord]:
 
 
 @pytest.fixture
-def run_bot(fake: FakeDiscord, db_path: Path) -> RunBot:
+def run_bot(fake: FakeDiscord, db: str | Path) -> RunBot:
     """``async with run_bot(**options) as bot:`` a bot on the test's database, commands synced."""
 
     def start(**options: Any) -> AbstractAsyncContextManager[TaflBot]:
         options.setdefault("sync", True)
         options.setdefault("guild_ready_timeout", 0.05)
         options.setdefault("ai_time_limit", 0.2)
-        bot = create_bot(db_path, **options)
+        bot = create_bot(db, **options)
         return fake.running(bot)
 
     return start

@@ -14,7 +14,7 @@ from bot.discord import TaflBot
 from bot.errors import ChallengeNotFound
 from bot.models import AI_PLAYER, GameState, Player
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
@@ -271,9 +271,9 @@ async def test_challenge_answers(
 
 
 async def test_the_ai_answers_a_move_that_a_restart_left_unanswered(
-    fake: FakeDiscord, run_bot: RunBot, db_path: Path, alice: User
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store(db)
     alice_player = Player(f"discord:{alice.id}", alice.name)
     players = {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice_player}
     await GameService(store).start_game(channel_of(fake), players, "brandubh")
