@@ -10,6 +10,8 @@ an older copy of a game cannot change it.
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import re
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
@@ -23,6 +25,8 @@ import aiosqlite
 
 from bot.errors import ChannelBusy, MoveConflict
 from bot.models import (
+    Announcement,
+    AnnouncementKind,
     Challenge,
     ChallengeStatus,
     Channel,
@@ -67,6 +71,56 @@ class MoveRow:
     notation: str
     captures: tuple[str, ...]
     played_at: datetime
+
+
+OWNER_SUFFIX = "-owner"
+"""The owner lock of ``tafl.sqlite3`` is ``tafl.sqlite3-owner``, beside it."""
+OWNER_POLL = 0.5
+"""Seconds between two tries at a database another process owns."""
+
+
+class DatabaseInUse(Exception):
+    """Another bot process owns the database file."""
+
+
+class DatabaseOwner:
+    """This process's claim to serve the games of one SQLite file: an OS lock on a file beside
+    it, which the system releases when the process ends, however it ends."""
+
+    def __init__(self, path: Path, descriptor: int) -> None:
+        self.path = path
+        self._descriptor: int | None = descriptor
+
+    @classmethod
+    async def claim(cls, database: str | os.PathLike[str], wait: float = 0.0) -> DatabaseOwner:
+        """Own ``database``, waiting up to ``wait`` seconds for its owner to stop; DatabaseInUse
+        (naming the owner's process id) if it does not."""
+        path = Path(os.fspath(database) + OWNER_SUFFIX)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + wait
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if loop.time() >= give_up:
+                    owner = os.pread(descriptor, 32, 0).decode(errors="replace").strip()
+                    os.close(descriptor)
+                    raise DatabaseInUse(
+                        f"{database} is used by another tafl bot (process {owner or 'unknown'});"
+                        " stop that one first, or give this one a database of its own"
+                    ) from None
+                await asyncio.sleep(OWNER_POLL)
+                continue
+            os.ftruncate(descriptor, 0)
+            os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+            return cls(path, descriptor)
+
+    def release(self) -> None:
+        """Give the database up (closing the lock file releases the lock)."""
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
 
 
 class Store:
@@ -394,6 +448,66 @@ class Session:
         """Void the game's open offers (a move was played, or the game changed otherwise)."""
         await self._write(
             "UPDATE offers SET status = 'void' WHERE game_id = ? AND status = 'open'", (game_id,)
+        )
+
+    # -- announcements (the outbox) ------------------------------------------------------------
+
+    async def insert_announcement(
+        self, game_id: int, kind: AnnouncementKind, ply: int, now: datetime
+    ) -> None:
+        """Note that the game's channel must be shown ``kind`` after ``ply`` plies."""
+        await self._write(
+            "INSERT INTO announcements (game_id, kind, ply, created_at) VALUES (?, ?, ?, ?)",
+            (game_id, str(kind), ply, _time_text(now)),
+        )
+
+    async def pending_announcements(
+        self, created_before: datetime, now: datetime, limit: int
+    ) -> list[Announcement]:
+        """Announcements not posted yet, made before ``created_before`` and due for a try at
+        ``now``; oldest first."""
+        rows = await self._rows(
+            "SELECT game_id, kind, ply, created_at, attempts FROM announcements"
+            " WHERE posted_at IS NULL AND created_at < ?"
+            " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
+            (_time_text(created_before), _time_text(now), limit),
+        )
+        return [
+            Announcement(
+                game_id=int(r["game_id"]),
+                kind=AnnouncementKind(r["kind"]),
+                ply=int(r["ply"]),
+                created_at=_time(r["created_at"]),
+                attempts=int(r["attempts"]),
+            )
+            for r in rows
+        ]
+
+    async def mark_announced(
+        self, game_id: int, kind: AnnouncementKind, ply: int, now: datetime
+    ) -> bool:
+        """Mark an announcement posted; False if there was none pending."""
+        cursor = await self._write(
+            "UPDATE announcements SET posted_at = ?"
+            " WHERE game_id = ? AND kind = ? AND ply = ? AND posted_at IS NULL",
+            (_time_text(now), game_id, str(kind), ply),
+        )
+        return cursor.rowcount == 1
+
+    async def announcement_failed(
+        self, game_id: int, kind: AnnouncementKind, ply: int, retry_at: datetime
+    ) -> None:
+        """Count a failed post and put the next try off until ``retry_at``."""
+        await self._write(
+            "UPDATE announcements SET attempts = attempts + 1, next_attempt_at = ?"
+            " WHERE game_id = ? AND kind = ? AND ply = ? AND posted_at IS NULL",
+            (_time_text(retry_at), game_id, str(kind), ply),
+        )
+
+    async def drop_announcements_after(self, game_id: int, keep: int) -> None:
+        """Forget the announcements of plies taken back (every ply after the first ``keep``)."""
+        await self._write(
+            "DELETE FROM announcements WHERE game_id = ? AND ply > ?", (game_id, keep)
         )
 
     # -- whole tables (for tests and tools) ----------------------------------------------------
