@@ -264,6 +264,8 @@ class MoveResult:
     state: GameState
     ply: Ply
     report: Report | None
+    number: int
+    """Plies played once this one was (1 for the game's first move)."""
 
 
 def build_report(state: GameState) -> Report:

@@ -452,14 +452,14 @@ class GameService:
     # -- announcements (what a game's channel must be shown) ---------------------------------------
 
     async def pending_announcements(
-        self, settled: timedelta = timedelta(0), limit: int = 50
+        self, platform: str, settled: timedelta = timedelta(0), limit: int = 50
     ) -> list[tuple[Announcement, GameState]]:
-        """What games' channels have not been shown yet (made ``settled`` ago or more, and due
-        after any failed post), oldest first; each with its game as it was then (a move's game
-        stops after that move)."""
+        """What the channels of ``platform`` (a channel id prefix: ``"discord:"``) have not been
+        shown yet, made ``settled`` ago or more and due after any failed post, oldest first;
+        each with its game as it was then (a move's game stops after that move)."""
         now = self._clock()
         async with self._store.reading() as db:
-            due = await db.pending_announcements(now - settled, now, limit)
+            due = await db.pending_announcements(platform, now - settled, now, limit)
         pending = []
         for announcement in due:
             state = await self._load(announcement.game_id)
@@ -559,9 +559,9 @@ class GameService:
             raise
         state.move_times.append(now)
         if outcome is None:
-            return MoveResult(state, ply, None)
+            return MoveResult(state, ply, None, plies)
         self._finished(state, now)
-        return MoveResult(state, ply, build_report(state))
+        return MoveResult(state, ply, build_report(state), plies)
 
     async def _end(self, state: GameState, outcome: Outcome, offer: Offer | None = None) -> Report:
         """End the game with ``outcome`` (accepting ``offer`` if it brought it about)."""

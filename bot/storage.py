@@ -462,15 +462,18 @@ class Session:
         )
 
     async def pending_announcements(
-        self, created_before: datetime, now: datetime, limit: int
+        self, channel_prefix: str, created_before: datetime, now: datetime, limit: int
     ) -> list[Announcement]:
-        """Announcements not posted yet, made before ``created_before`` and due for a try at
-        ``now``; oldest first."""
+        """Announcements not posted yet in the channels whose ids start with ``channel_prefix``,
+        made before ``created_before`` and due for a try at ``now``; oldest first."""
         rows = await self._rows(
-            "SELECT game_id, kind, ply, created_at, attempts FROM announcements"
-            " WHERE posted_at IS NULL AND created_at < ?"
-            " AND (next_attempt_at IS NULL OR next_attempt_at <= ?) ORDER BY id LIMIT ?",
-            (_time_text(created_before), _time_text(now), limit),
+            "SELECT game_id, kind, ply, announcements.created_at, attempts FROM announcements"
+            " JOIN games ON games.id = announcements.game_id"
+            " WHERE posted_at IS NULL AND substr(games.channel, 1, length(?)) = ?"
+            " AND announcements.created_at < ?"
+            " AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
+            " ORDER BY announcements.id LIMIT ?",
+            (channel_prefix, channel_prefix, _time_text(created_before), _time_text(now), limit),
         )
         return [
             Announcement(
