@@ -91,7 +91,7 @@ async def seed(db_path: str, games: int, rng: random.Random) -> float:
     service = GameService(store)
     try:
         for number in range(games):
-            channel = Channel(f"discord:{10_000 + number}", "discord:1")
+            channel = Channel(f"bench:{10_000 + number}", "bench:1")
             players = {
                 engine.Side.ATTACKERS: Player(f"discord:{20_000 + number}", f"seed{number}a"),
                 engine.Side.DEFENDERS: AI_PLAYER,

@@ -241,14 +241,18 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
         level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
     from bot.discord import run
+    from bot.storage import DatabaseInUse
 
-    run(
-        settings.discord_token,
-        str(args.db),
-        sync=args.sync,
-        guild=args.guild,
-        move_timeout=settings.move_timeout,
-    )
+    try:
+        run(
+            settings.discord_token,
+            str(args.db),
+            sync=args.sync,
+            guild=args.guild,
+            move_timeout=settings.move_timeout,
+        )
+    except DatabaseInUse as error:
+        raise CommandError(str(error)) from None
     return 0
 
 

@@ -144,6 +144,24 @@ class Offer:
     created_at: datetime
 
 
+class AnnouncementKind(StrEnum):
+    MOVE = "move"
+    END = "end"
+
+
+@dataclass(frozen=True, slots=True)
+class Announcement:
+    """Something a game's channel must be shown: the move that made ``ply`` plies, or the end
+    of the game after ``ply`` plies. Stored with the change itself; pending until posted."""
+
+    game_id: int
+    kind: AnnouncementKind
+    ply: int
+    created_at: datetime
+    attempts: int = 0
+    """Failed posts so far."""
+
+
 @dataclass(frozen=True, slots=True)
 class Report:
     """The story of a finished game, for the terminal, the bot's log and the Discord report.
@@ -246,6 +264,8 @@ class MoveResult:
     state: GameState
     ply: Ply
     report: Report | None
+    number: int
+    """Plies played once this one was (1 for the game's first move)."""
 
 
 def build_report(state: GameState) -> Report:

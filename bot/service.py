@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import random
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 import engine
+from bot.compute import Snapshot
 from bot.errors import (
     ChallengeClosed,
     ChallengeNotFound,
@@ -30,6 +32,8 @@ from bot.errors import (
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
+    Announcement,
+    AnnouncementKind,
     Challenge,
     ChallengeStatus,
     Channel,
@@ -59,11 +63,25 @@ MOVE_TIMEOUT = timedelta(hours=24)
 AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
 MAX_SUGGESTIONS = 25
+RETRY_FIRST = timedelta(minutes=1)
+RETRY_LAST = timedelta(hours=1)
+"""After a failed post, the next try waits RETRY_FIRST, doubling each time up to RETRY_LAST."""
+
+Thinker = Callable[[Snapshot, float], Awaitable[Move]]
+"""How the AI is asked for a move: a snapshot of the game and the seconds it may think."""
+
+
+async def think_in_thread(snapshot: Snapshot, time_limit: float) -> Move:
+    """The AI's move, searched in a thread of this process (the terminal's way)."""
+    from engine.ai import choose_move
+
+    return await asyncio.to_thread(choose_move, snapshot.game(), time_limit=time_limit)
 
 
 class GameService:
     """Challenges, games, moves and offers, kept in ``store``; ``clock`` gives aware UTC times;
-    ``move_timeout`` is how long a player may take over a move before the game can be claimed.
+    ``move_timeout`` is how long a player may take over a move before the game can be claimed;
+    ``think`` asks the AI for its moves (default: in a thread of this process).
 
     The store is the truth; games being played are also kept in memory, rebuilt by replaying
     their moves whenever the stored version differs. The ``GameState`` objects handed out are
@@ -78,6 +96,7 @@ class GameService:
         rng: random.Random | None = None,
         ai_time_limit: float = AI_TIME_LIMIT,
         move_timeout: timedelta = MOVE_TIMEOUT,
+        think: Thinker = think_in_thread,
     ) -> None:
         if move_timeout <= timedelta(0):
             raise ValueError(f"the move timeout must be positive, not {move_timeout}")
@@ -86,6 +105,7 @@ class GameService:
         self._rng = rng or random.Random()
         self._ai_time_limit = ai_time_limit
         self._move_timeout = move_timeout
+        self._think = think
         self._states: dict[int, GameState] = {}
         """Active games by id, as last loaded or played."""
         self._locks: dict[int, asyncio.Lock] = {}
@@ -264,25 +284,18 @@ class GameService:
         NoGameHere, NotAPlayer, NotYourTurn, the engine's NotationError / IllegalMoveError /
         AmbiguousMoveError, MoveConflict (someone else changed the game at the same moment).
         """
-        game_id = (await self._active(channel)).id
-        async with self._lock(game_id):
-            state = await self._reload_active(game_id)
+        async with self._game_in(channel) as state:
             _check_turn(state, player)
             return await self._play(state, state.game.parse_move(text))
 
     async def ai_move(self, channel: Channel, time_limit: float | None = None) -> MoveResult:
-        """Let the AI play its move (it thinks in a worker thread). NoGameHere, NotYourTurn."""
-        from engine.ai import choose_move
-
-        game_id = (await self._active(channel)).id
-        async with self._lock(game_id):
-            state = await self._reload_active(game_id)
+        """Let the AI play its move (thinking off the event loop). NoGameHere, NotYourTurn."""
+        async with self._game_in(channel) as state:
             mover = state.player_to_move()
             if mover is None or not mover.is_ai:
                 raise NotYourTurn("it is not the AI's turn")
-            thinking = _copy_game(state.game)
             limit = self._ai_time_limit if time_limit is None else time_limit
-            choice = await asyncio.to_thread(choose_move, thinking, time_limit=limit)
+            choice = await self._think(Snapshot.of(state.game), limit)
             return await self._play(state, state.game.parse_move(str(choice)))
 
     async def legal_moves(self, channel: Channel, player: Player, typed: str = "") -> list[str]:
@@ -307,9 +320,7 @@ class GameService:
 
     async def resign(self, channel: Channel, player: Player) -> Report:
         """``player`` gives up the channel's game. NoGameHere, NotAPlayer."""
-        game_id = (await self._active(channel)).id
-        async with self._lock(game_id):
-            state = await self._reload_active(game_id)
+        async with self._game_in(channel) as state:
             side = state.side_of(player)
             if side is None:
                 raise NotAPlayer
@@ -317,9 +328,7 @@ class GameService:
 
     async def time_out(self, channel: Channel, side: Side) -> Report:
         """``side`` ran out of time and loses the channel's game. NoGameHere."""
-        game_id = (await self._active(channel)).id
-        async with self._lock(game_id):
-            state = await self._reload_active(game_id)
+        async with self._game_in(channel) as state:
             if side not in state.players:
                 raise ValueError(f"{side} do not play in {state.game.rules.name}")
             return await self._end(state, Outcome(Side(side).opponent, Reason.TIMEOUT))
@@ -331,9 +340,7 @@ class GameService:
         NoGameHere, NotAPlayer; ServiceError when it is ``player``'s turn or the opponent is
         the AI (it always moves); TooEarly, with the time left, before the timeout has passed.
         """
-        game_id = (await self._active(channel)).id
-        async with self._lock(game_id):
-            state = await self._reload_active(game_id)
+        async with self._game_in(channel) as state:
             if state.side_of(player) is None:
                 raise NotAPlayer
             mover = state.player_to_move()
@@ -362,9 +369,7 @@ class GameService:
         yours to take back); ValueError for an unknown kind.
         """
         kind = _offer_kind(kind)
-        game_id = (await self._active(channel)).id
-        async with self._lock(game_id):
-            state = await self._reload_active(game_id)
+        async with self._game_in(channel) as state:
             opponent = state.opponent_of(player)
             if opponent is None:
                 raise NotAPlayer
@@ -444,6 +449,41 @@ class GameService:
             raise ServiceError(f"game #{game_id} is still being played")
         return build_report(state)
 
+    # -- announcements (what a game's channel must be shown) ---------------------------------------
+
+    async def pending_announcements(
+        self, platform: str, settled: timedelta = timedelta(0), limit: int = 50
+    ) -> list[tuple[Announcement, GameState]]:
+        """What the channels of ``platform`` (a channel id prefix: ``"discord:"``) have not been
+        shown yet, made ``settled`` ago or more and due after any failed post, oldest first;
+        each with its game as it was then (a move's game stops after that move)."""
+        now = self._clock()
+        async with self._store.reading() as db:
+            due = await db.pending_announcements(platform, now - settled, now, limit)
+        pending = []
+        for announcement in due:
+            state = await self._load(announcement.game_id)
+            if state is not None:
+                pending.append((announcement, _state_at(state, announcement.ply)))
+        return pending
+
+    async def announced(self, game_id: int, kind: AnnouncementKind, ply: int) -> bool:
+        """Note that the channel has been shown ``kind`` after ``ply`` plies of the game; False
+        if it was not pending (shown already, or taken back)."""
+        async with self._store.transaction() as db:
+            return await db.mark_announced(game_id, kind, ply, self._clock())
+
+    async def announcement_failed(self, announcement: Announcement) -> datetime:
+        """Note a failed post of ``announcement``; returns when it will be tried again (a
+        minute after the first failure, twice as long after each next one, an hour at most)."""
+        wait = min(RETRY_FIRST * (1 << min(announcement.attempts, 16)), RETRY_LAST)
+        retry_at = self._clock() + wait
+        async with self._store.transaction() as db:
+            await db.announcement_failed(
+                announcement.game_id, announcement.kind, announcement.ply, retry_at
+            )
+        return retry_at
+
     # -- loading and writing games -------------------------------------------------------------
 
     def _lock(self, game_id: int) -> asyncio.Lock:
@@ -472,57 +512,68 @@ class GameService:
             self._locks.pop(game_id, None)
         return state
 
-    async def _active(self, channel: Channel) -> GameState:
-        state = await self.current_game(channel)
-        if state is None:
+    @asynccontextmanager
+    async def _game_in(self, channel: Channel) -> AsyncIterator[GameState]:
+        """The channel's game, locked and read again under the lock; NoGameHere if there is
+        none or it ended meanwhile."""
+        found = await self.current_game(channel)
+        if found is None:
             raise NoGameHere
-        return state
+        async with self._lock(found.id):
+            state = await self._load(found.id)
+            if state is None or state.status is not GameStatus.ACTIVE:
+                raise NoGameHere("the game here has just ended")
+            yield state
 
-    async def _reload_active(self, game_id: int) -> GameState:
-        """The game, read again under its lock; NoGameHere if it ended meanwhile."""
-        state = await self._load(game_id)
-        if state is None or state.status is not GameStatus.ACTIVE:
-            raise NoGameHere("the game here has just ended")
-        return state
-
-    async def _play(self, state: GameState, move: Move) -> MoveResult:
-        """Play a legal move and store it; if storing fails the game is left as it was."""
-        now = self._clock()
-        ply = state.game.push(move)
-        outcome = state.game.outcome
+    @asynccontextmanager
+    async def _change(self, state: GameState, now: datetime) -> AsyncIterator[Session]:
+        """One transaction that moves the game to its next version (MoveConflict if another
+        change came first) and voids the offers still open after it. The kept state takes the
+        new version once it commits; a failed change drops the kept state."""
         try:
             async with self._store.transaction() as db:
                 version = await db.claim_version(state.id, state.version, now)
-                await db.insert_move(state.id, len(state.game.history), ply, now)
+                yield db
                 await db.void_offers(state.id)
-                if outcome is not None:
-                    await db.finish_game(state.id, outcome, now)
         except BaseException:
-            state.game.undo()
             self._forget(state.id)
             raise
         state.version, state.updated_at = version, now
+
+    async def _play(self, state: GameState, move: Move) -> MoveResult:
+        """Play a legal move and store it (with its announcements); if storing fails the game
+        is left as it was."""
+        now = self._clock()
+        ply = state.game.push(move)
+        plies = len(state.game.history)
+        outcome = state.game.outcome
+        try:
+            async with self._change(state, now) as db:
+                await db.insert_move(state.id, plies, ply, now)
+                await db.insert_announcement(state.id, AnnouncementKind.MOVE, plies, now)
+                if outcome is not None:
+                    await db.finish_game(state.id, outcome, now)
+                    await db.insert_announcement(state.id, AnnouncementKind.END, plies, now)
+        except BaseException:
+            state.game.undo()
+            raise
         state.move_times.append(now)
         if outcome is None:
-            return MoveResult(state, ply, None)
+            return MoveResult(state, ply, None, plies)
         self._finished(state, now)
-        return MoveResult(state, ply, build_report(state))
+        return MoveResult(state, ply, build_report(state), plies)
 
     async def _end(self, state: GameState, outcome: Outcome, offer: Offer | None = None) -> Report:
         """End the game with ``outcome`` (accepting ``offer`` if it brought it about)."""
         now = self._clock()
-        try:
-            async with self._store.transaction() as db:
-                version = await db.claim_version(state.id, state.version, now)
-                await db.finish_game(state.id, outcome, now)
-                if offer is not None:
-                    await _close_offer(db, offer, OfferStatus.ACCEPTED)
-                await db.void_offers(state.id)
-        except BaseException:
-            self._forget(state.id)
-            raise
+        async with self._change(state, now) as db:
+            await db.finish_game(state.id, outcome, now)
+            await db.insert_announcement(
+                state.id, AnnouncementKind.END, len(state.game.history), now
+            )
+            if offer is not None:
+                await _close_offer(db, offer, OfferStatus.ACCEPTED)
         state.game.end(outcome)
-        state.version, state.updated_at = version, now
         self._finished(state, now)
         return build_report(state)
 
@@ -530,20 +581,13 @@ class GameService:
         """Take back plies as the accepted undo ``offer`` asks."""
         count = _plies_to_take_back(state, offer.by)
         keep = len(state.game.history) - count
-        now = self._clock()
-        try:
-            async with self._store.transaction() as db:
-                version = await db.claim_version(state.id, state.version, now)
-                await db.delete_moves_after(state.id, keep)
-                await _close_offer(db, offer, OfferStatus.ACCEPTED)
-                await db.void_offers(state.id)
-        except BaseException:
-            self._forget(state.id)
-            raise
+        async with self._change(state, self._clock()) as db:
+            await _close_offer(db, offer, OfferStatus.ACCEPTED)
+            await db.delete_moves_after(state.id, keep)
+            await db.drop_announcements_after(state.id, keep)
         for _ in range(count):
             state.game.undo()
         del state.move_times[keep:]
-        state.version, state.updated_at = version, now
 
     def _finished(self, state: GameState, now: datetime) -> None:
         state.status, state.finished_at = GameStatus.FINISHED, now
@@ -577,12 +621,21 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
     )
 
 
-def _copy_game(game: engine.Game) -> engine.Game:
-    """An independent copy of a game (for the AI to search on in another thread)."""
-    copy = engine.Game(game.rules)
-    for ply in game.history:
-        copy.push(ply.move)
-    return copy
+def _state_at(state: GameState, plies: int) -> GameState:
+    """The game as it stood after its first ``plies`` plies (``state`` itself if that is now)."""
+    if plies >= len(state.game.history):
+        return state
+    game = engine.Game(state.rules_string)
+    for ply in state.game.history[:plies]:
+        game.push(ply.move)
+    return replace(
+        state,
+        status=GameStatus.ACTIVE,
+        finished_at=None,
+        game=game,
+        move_times=state.move_times[:plies],
+        updated_at=state.move_times[plies - 1] if plies else state.created_at,
+    )
 
 
 def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:

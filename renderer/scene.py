@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
 from engine.game import Game
@@ -53,6 +53,13 @@ class BoardView:
             raise ValueError("a last move needs at least a from-square and a to-square")
         if self.fallen_king is not None and self.pieces.get(self.fallen_king) is not Piece.KING:
             raise ValueError("fallen_king must be the square the king stands on")
+
+    def __reduce__(self) -> tuple[type[BoardView], tuple[object, ...]]:
+        """Pickled with a plain dict of pieces (a mapping proxy can't be), to be drawn in a
+        worker process."""
+        values = {f.name: getattr(self, f.name) for f in fields(self)}
+        values["pieces"] = dict(self.pieces)
+        return (BoardView, tuple(values.values()))
 
     @classmethod
     def from_game(cls, game: Game, *, moves_of: Square | str | None = None) -> BoardView:

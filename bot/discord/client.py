@@ -1,10 +1,12 @@
-"""The bot: builds the game service in ``setup_hook``, registers the buttons, sweeps challenges."""
+"""The bot: owns its database and worker processes, builds the game service in ``setup_hook``,
+registers the buttons, sweeps challenges and posts what is pending; stops gracefully."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
+import signal
 from collections.abc import Callable
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -14,18 +16,28 @@ import discord
 from discord import app_commands
 from discord.ext import commands
 
+from bot.compute import Compute
 from bot.discord.cog import TaflCog
-from bot.discord.present import challenge_message, warm_up
-from bot.discord.replies import ANSWER_BUDGET, report_error
+from bot.discord.present import challenge_message
+from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, report_error
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.models import Challenge, utc_now
 from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
-from bot.storage import Store, db_target, open_store
+from bot.storage import DatabaseOwner, Store, db_target, is_url, open_store
 
 log = logging.getLogger(__name__)
 
 SWEEP_INTERVAL = 60.0
-"""Seconds between two looks for expired challenges."""
+"""Seconds between two sweeps (expired challenges, posts still pending)."""
+SETTLED = timedelta(seconds=30)
+"""How old a pending post must be before a sweep posts it (younger ones are being posted by the
+interaction that made them)."""
+STOP_GRACE = 5.0
+"""Seconds a stopping bot lets the interactions under way finish."""
+OWNER_WAIT = 30.0
+"""Seconds ``run`` waits for another bot process to give the database up (a restart's
+overlap) before giving up."""
+RESTARTING = "I'm restarting; try again in a minute."
 
 
 def bot_intents() -> discord.Intents:
@@ -36,6 +48,11 @@ def bot_intents() -> discord.Intents:
 
 class TaflCommandTree(app_commands.CommandTree[Any]):
     """The slash command tree; its ``on_error`` is where every command's error is answered."""
+
+    async def interaction_check(self, interaction: discord.Interaction[Any], /) -> bool:
+        """Every command passes here first: the bot counts it as under way, or refuses it
+        while stopping."""
+        return await admit(interaction)
 
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
@@ -48,10 +65,14 @@ class TaflBot(commands.Bot):
     or a PostgreSQL URL).
 
     ``sync`` publishes the slash commands at start-up (to ``sync_guild`` only, if given);
-    ``clock`` is the service's clock; ``sweep_interval`` the seconds between two looks for
-    expired challenges; ``ai_time_limit`` the AI's seconds per move; ``move_timeout`` how long
-    a player may take over a move before the opponent can claim the game; ``answer_budget``
-    the seconds an interaction may wait before it is deferred. Other options go to discord.py.
+    ``clock`` is the service's clock; ``sweep_interval`` the seconds between two sweeps
+    (expired challenges, pending posts); ``ai_time_limit`` the AI's seconds per move;
+    ``move_timeout`` how long a player may take over a move before the opponent can claim the
+    game; ``answer_budget`` the seconds an interaction may wait before it is deferred;
+    ``compute`` the worker pools for the AI and images (default: new worker processes, stopped
+    with the bot); ``owner_wait`` the seconds to wait for another process to give the database
+    up; ``stop_grace`` the seconds a stopping bot lets interactions finish. Other options go to
+    discord.py.
     """
 
     def __init__(
@@ -65,6 +86,9 @@ class TaflBot(commands.Bot):
         ai_time_limit: float = AI_TIME_LIMIT,
         move_timeout: timedelta = MOVE_TIMEOUT,
         answer_budget: float = ANSWER_BUDGET,
+        compute: Compute | None = None,
+        owner_wait: float = 0.0,
+        stop_grace: float = STOP_GRACE,
         **options: Any,
     ) -> None:
         options.setdefault("intents", bot_intents())
@@ -82,16 +106,31 @@ class TaflBot(commands.Bot):
         self.move_timeout = move_timeout
         self.answer_budget = answer_budget
         """Seconds an interaction waits for its answer before it is deferred."""
+        self.owner_wait = owner_wait
+        self.stop_grace = stop_grace
+        self.stopping = False
+        """Set once the bot starts to stop: new interactions are refused."""
+        self._given_compute = compute
+        self._compute: Compute | None = None
+        self._owner: DatabaseOwner | None = None
         self._store: Store | None = None
         self._service: GameService | None = None
         self._background: list[asyncio.Task[None]] = []
-        """The challenge sweep and the AI's resumed turns, cancelled on close."""
+        """The sweeps and the start-up catch-up, cancelled on close."""
+        self._under_way: set[asyncio.Task[Any]] = set()
+        """The tasks answering interactions now."""
 
     @property
     def service(self) -> GameService:
         if self._service is None:
             raise RuntimeError("the game service starts in setup_hook; log the bot in first")
         return self._service
+
+    @property
+    def compute(self) -> Compute:
+        if self._compute is None:
+            raise RuntimeError("the workers start in setup_hook; log the bot in first")
+        return self._compute
 
     @property
     def buttons(self) -> ButtonHandler:
@@ -102,21 +141,25 @@ class TaflBot(commands.Bot):
         return cast(ButtonHandler, cog)
 
     async def setup_hook(self) -> None:
+        if not is_url(self.db):  # PostgreSQL is shared by the processes: nobody owns it
+            self._owner = await DatabaseOwner.claim(self.db, self.owner_wait)
+        self._compute = self._given_compute or Compute.in_processes()
+        await self._compute.start()
         self._store = await open_store(self.db)
         self._service = GameService(
             self._store,
             self.clock,
             ai_time_limit=self.ai_time_limit,
             move_timeout=self.move_timeout,
+            think=self._compute.choose_move,
         )
         await self.add_cog(TaflCog(self))
         self.add_dynamic_items(*DYNAMIC_ITEMS)
-        await warm_up()
         if self.sync_commands:
             await self.sync_app_commands(self.sync_guild)
         self._background = [
-            asyncio.create_task(self._sweep_forever(), name="tafl-challenge-sweep"),
-            asyncio.create_task(self._resume_ai_turns(), name="tafl-resume-ai"),
+            asyncio.create_task(self._sweep_forever(), name="tafl-sweep"),
+            asyncio.create_task(self._catch_up(), name="tafl-catch-up"),
         ]
 
     async def sync_app_commands(self, guild_id: int | None = None) -> list[app_commands.AppCommand]:
@@ -129,7 +172,29 @@ class TaflBot(commands.Bot):
         log.info("synced %d commands %s", len(synced), where)
         return synced
 
+    # -- stopping -----------------------------------------------------------------------------
+
+    def admit(self, task: asyncio.Task[Any] | None) -> bool:
+        """Count ``task`` (answering an interaction) as under way; False once stopping."""
+        if self.stopping:
+            return False
+        if task is not None:
+            self._under_way.add(task)
+            task.add_done_callback(self._under_way.discard)
+        return True
+
     async def close(self) -> None:
+        """Stop gracefully: refuse new interactions, let those under way finish (``stop_grace``
+        seconds at most), then close the gateway, the workers and the database."""
+        self.stopping = True
+        under_way = self._under_way - {asyncio.current_task()}
+        if under_way:
+            log.info("stopping: letting %d interactions finish", len(under_way))
+            _, late = await asyncio.wait(under_way, timeout=self.stop_grace)
+            for task in late:
+                task.cancel()
+            if late:
+                await asyncio.wait(late)
         for task in self._background:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -138,12 +203,20 @@ class TaflBot(commands.Bot):
         if self._store is not None:
             await self._store.close()
             self._store = None
+        if self._compute is not None and self._compute is not self._given_compute:
+            await self._compute.close()
+        self._compute = None
+        if self._owner is not None:
+            self._owner.release()
+            self._owner = None
 
-    async def _resume_ai_turns(self) -> None:
-        """Once connected, let the AI answer in the games where a restart left it to move."""
+    async def _catch_up(self) -> None:
+        """Once connected: post what a crash left unposted, then let the AI answer where a
+        restart left it to move."""
         await self.wait_until_ready()
         cog = self.get_cog("TaflCog")
         if isinstance(cog, TaflCog):
+            await cog.post_pending()
             await cog.resume_ai_games()
 
     # -- expired challenges -----------------------------------------------------------------------
@@ -157,9 +230,16 @@ class TaflBot(commands.Bot):
         while True:
             await asyncio.sleep(self.sweep_interval)
             try:
-                await self.sweep_challenges()
+                await self.sweep()
             except Exception:
-                log.exception("the sweep of expired challenges failed; trying again later")
+                log.exception("the sweep failed; trying again later")
+
+    async def sweep(self) -> None:
+        """Expire overdue challenges; post what is still pending (a refused post, say)."""
+        await self.sweep_challenges()
+        cog = self.get_cog("TaflCog")
+        if isinstance(cog, TaflCog):
+            await cog.post_pending(SETTLED)
 
     async def sweep_challenges(self) -> list[Challenge]:
         """Expire overdue challenges and mark the messages that show them."""
@@ -207,12 +287,49 @@ def run(
     guild: int | None = None,
     move_timeout: timedelta = MOVE_TIMEOUT,
 ) -> None:
-    """Log in with ``token`` and play on ``db_path`` (a file or a URL) until stopped; ``sync``
-    publishes the slash commands first (to ``guild`` only when given); ``move_timeout`` is how
-    long a move may take before the game can be claimed."""
-    bot = create_bot(db_target(db_path), sync=sync, sync_guild=guild, move_timeout=move_timeout)
-    configured = bool(logging.getLogger().handlers)
-    if configured:
-        bot.run(token, log_handler=None)
-    else:
-        bot.run(token)
+    """Log in with ``token`` and play on ``db_path`` (a SQLite file or a PostgreSQL URL) until
+    SIGTERM or SIGINT (then stop gracefully); ``sync`` publishes the slash commands first (to
+    ``guild`` only when given); ``move_timeout`` is how long a move may take before the game can
+    be claimed. DatabaseInUse if another bot process
+    keeps the database for longer than OWNER_WAIT."""
+    if not logging.getLogger().handlers:
+        discord.utils.setup_logging()
+    bot = create_bot(
+        db_target(db_path),
+        sync=sync,
+        sync_guild=guild,
+        move_timeout=move_timeout,
+        owner_wait=OWNER_WAIT,
+    )
+    asyncio.run(serve(bot, token))
+
+
+async def serve(bot: TaflBot, token: str) -> None:
+    """Run ``bot`` until it fails or the process is asked to stop (SIGTERM, SIGINT)."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(signum, stop.set)
+    async with bot:
+        running = asyncio.create_task(bot.start(token), name="tafl-bot")
+        stopping = asyncio.create_task(stop.wait(), name="tafl-stop-signal")
+        await asyncio.wait({running, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        if stopping.done():
+            log.info("asked to stop: finishing what is under way")
+            await bot.close()
+        stopping.cancel()
+        await running
+
+
+async def admit(interaction: discord.Interaction[Any]) -> bool:
+    """Let an interaction in (counted as under way until answered), or, while the bot stops,
+    tell the user to try again (autocomplete just gets nothing)."""
+    client = interaction.client
+    if not isinstance(client, TaflBot) or client.admit(asyncio.current_task()):
+        return True
+    if interaction.type is not discord.InteractionType.autocomplete:
+        try:
+            await Reply.of(interaction).send(Outgoing(content=RESTARTING), ephemeral=True)
+        except discord.HTTPException:
+            log.warning("could not tell user %s the bot is restarting", interaction.user.id)
+    return False

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import discord
@@ -12,11 +13,13 @@ from discord.ext import commands
 
 import engine
 from bot.discord import present
-from bot.discord.replies import ChannelPost, Poster, Reply
+from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply
 from bot.errors import ChallengeClosed, NoGameHere, NotYourTurn, OfferClosed, ServiceError
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
+    Announcement,
+    AnnouncementKind,
     GameState,
     MoveResult,
     Offer,
@@ -24,10 +27,13 @@ from bot.models import (
     OfferStatus,
     Player,
     Report,
+    build_report,
+    utc_now,
 )
 from renderer import THEMES, WOOD
 
 if TYPE_CHECKING:
+    from bot.compute import Compute
     from bot.discord.client import TaflBot
     from bot.service import GameService
 
@@ -77,6 +83,10 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     def service(self) -> GameService:
         return self.bot.service
 
+    @property
+    def compute(self) -> Compute:
+        return self.bot.compute
+
     def player(self, user: discord.abc.User) -> Player:
         bot_user = self.bot.user
         return present.player_of(user, None if bot_user is None else bot_user.id)
@@ -116,7 +126,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise ServiceError(refusal) from error
         if rival == AI_PLAYER:
             state = await self.service.accept(challenge.id, AI_PLAYER)
-            await reply.send(await present.start_message(state))
+            await reply.send(await present.start_message(self.compute, state))
             await self.play_ai(reply, state)
             return
         message_id = await reply.send(present.challenge_message(challenge))
@@ -164,9 +174,10 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         state = await self.current_game(interaction)
         last = state.game.history[-1] if state.game.history else None
         title = f"After {last.notation}" if last is not None else "Start position"
-        message = await present.board_message(state, title, piece=piece, viewer=view, theme=theme)
+        message = await present.board_message(
+            self.compute, state, title, piece=piece, viewer=view, theme=theme
+        )
         await reply.send(message)
-        await self.play_ai(reply, state)
 
     @app_commands.command(description="Give up this channel's game")
     async def resign(self, interaction: discord.Interaction) -> None:
@@ -204,7 +215,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         reply = Reply.of(interaction)
         if variant not in engine.VARIANTS:
             raise ServiceError(f"unknown variant {variant!r}; see /tafl variants")
-        await reply.send(await present.rules_message(variant))
+        await reply.send(await present.rules_message(self.compute, variant))
 
     @app_commands.command(description="The tafl games I can play")
     async def variants(self, interaction: discord.Interaction) -> None:
@@ -225,7 +236,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise
         await self.show_challenge(reply, challenge_id)
         if state is not None:
-            await reply.send(await present.start_message(state))
+            await reply.send(await present.start_message(self.compute, state))
             await self.play_ai(reply, state)
 
     async def answer_challenge(
@@ -288,28 +299,125 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if report is not None:
             await self.announce_end(reply, report, state)
         elif offer.kind is OfferKind.UNDO and offer.status is OfferStatus.ACCEPTED:
-            await reply.send(await present.board_message(state, "Move taken back"))
+            await reply.send(await present.board_message(self.compute, state, "Move taken back"))
 
-    async def announce_move(self, reply: Reply, result: MoveResult) -> None:
+    async def announce_move(self, poster: Poster, result: MoveResult) -> None:
         """The board after a move; then the end of the game, or the AI's answer."""
-        await reply.send(await present.move_message(result))
+        await self.publish(
+            poster,
+            Announcement(result.state.id, AnnouncementKind.MOVE, result.number, utc_now()),
+            result.state,
+            await present.move_message(self.compute, result),
+        )
         if result.report is not None:
-            await self.announce_end(reply, result.report, result.state)
+            await self.announce_end(poster, result.report, result.state)
         else:
-            await self.play_ai(reply, result.state)
+            await self.play_ai(poster, result.state)
 
-    async def play_ai(self, reply: Poster, state: GameState) -> None:
-        """Let the AI move while it is its turn (it thinks in a worker thread)."""
-        while state.player_to_move() == AI_PLAYER:
+    async def play_ai(self, poster: Poster, state: GameState) -> None:
+        """Let the AI move while it is its turn (it thinks in a worker process)."""
+        mover = state.player_to_move()
+        if mover is None or not mover.is_ai:
+            return
+        try:
+            result = await self.service.ai_move(state.channel)
+        except NotYourTurn:  # another interaction let the AI move first
+            log.debug("the AI already moved in %s", state.channel.id)
+            return
+        await self.announce_move(poster, result)
+
+    async def announce_end(
+        self, poster: Poster, report: Report, state: GameState | None = None
+    ) -> None:
+        """Log the game's report and post it with the final board, record and replay."""
+        log.info("game #%s ended\n%s", report.game_id, report.text())
+        if state is None:
+            assert report.game_id is not None  # the service reports stored games
+            state = await self.service.get_game(report.game_id)
+        message = await present.report_message(self.compute, report, state, poster.filesize_limit)
+        announcement = Announcement(state.id, AnnouncementKind.END, len(report.plies), utc_now())
+        await self.publish(poster, announcement, state, message)
+
+    # -- the outbox -------------------------------------------------------------------------------
+
+    async def publish(
+        self, poster: Poster, announcement: Announcement, state: GameState, message: Outgoing
+    ) -> bool:
+        """Post what the game's channel must be shown and mark it shown; a refused post stays
+        pending, to be posted by a later sweep. True if it was posted."""
+        try:
+            await poster.send(message)
+        except discord.HTTPException as error:
+            await self.post_refused(announcement, state, error)
+            return False
+        await self.service.announced(announcement.game_id, announcement.kind, announcement.ply)
+        return True
+
+    async def post_pending(self, settled: timedelta = timedelta(0)) -> int:
+        """Post, in the games' channels, what was stored but not shown (a crash came between,
+        or Discord refused the post), made ``settled`` ago or more; returns how many posted."""
+        posted = 0
+        for announcement, state in await self.service.pending_announcements(
+            present.PREFIX, settled
+        ):
+            channel_id = present.discord_id(state.channel.id)
+            assert channel_id is not None  # only Discord's channels were asked for
+            poster = ChannelPost(self.bot.get_partial_messageable(channel_id))
+            if announcement.kind is AnnouncementKind.MOVE:
+                ply = state.game.history[announcement.ply - 1]
+                result = MoveResult(state, ply, None, announcement.ply)
+                message = await present.move_message(self.compute, result)
+            else:
+                report = build_report(state)
+                message = await present.report_message(
+                    self.compute, report, state, poster.filesize_limit
+                )
+            posted += await self.publish(poster, announcement, state, message)
+        return posted
+
+    async def post_refused(
+        self, announcement: Announcement, state: GameState, error: discord.HTTPException
+    ) -> None:
+        """A post Discord refused: try again later; when the bot lacks a permission, log which
+        and tell the game's players in a direct message (on the first refusal only)."""
+        retry_at = await self.service.announcement_failed(announcement)
+        channel_id = present.discord_id(state.channel.id)
+        if error.status != 403:
+            log.warning(
+                "could not post game #%s's %s in channel %s (%s); trying again at %s",
+                state.id, announcement.kind, channel_id, error, retry_at,
+            )  # fmt: skip
+            return
+        needed = present.permission_names(self.missing_permissions(channel_id))
+        log.error(
+            "no permission to post game #%s in channel %s: it needs %s (Discord %s: %s);"
+            " trying again at %s",
+            state.id, channel_id, needed, error.code, error.text, retry_at,
+        )  # fmt: skip
+        if announcement.attempts == 0:
+            await self.tell_players(state, present.missing_permission_message(state, needed))
+
+    def missing_permissions(self, channel_id: int | None) -> list[str]:
+        """The permissions the bot lacks to post games in the channel, as far as it knows (all
+        it needs, when it does not know the channel)."""
+        channel = None if channel_id is None else self.bot.get_channel(channel_id)
+        needed = present.posting_permissions(channel)
+        if not isinstance(channel, discord.abc.GuildChannel | discord.Thread):
+            return needed
+        granted = channel.permissions_for(channel.guild.me)
+        return [name for name in needed if not getattr(granted, name)] or needed
+
+    async def tell_players(self, state: GameState, text: str) -> None:
+        """A direct message to each person playing ``state``."""
+        for player in state.players.values():
+            user_id = present.discord_id(player.id)
+            if user_id is None:
+                continue
             try:
-                result = await self.service.ai_move(state.channel)
-            except NotYourTurn:  # another interaction let the AI move first
-                log.debug("the AI already moved in %s", state.channel.id)
-                return
-            await reply.send(await present.move_message(result))
-            if result.report is not None:
-                await self.announce_end(reply, result.report, result.state)
-            state = result.state
+                user = await self.bot.fetch_user(user_id)
+                await user.send(text)
+            except discord.HTTPException:
+                log.warning("could not send a direct message to %s", player.id)
 
     async def resume_ai_games(self) -> None:
         """Play the AI's turn in every game that waits for it (a restart came between a
@@ -322,14 +430,3 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 await self.play_ai(ChannelPost(self.bot.get_partial_messageable(channel_id)), state)
             except Exception:
                 log.exception("could not play the AI's turn in game #%s", state.id)
-
-    async def announce_end(
-        self, reply: Poster, report: Report, state: GameState | None = None
-    ) -> None:
-        """Log the game's report and post it with the final board, record and replay."""
-        log.info("game #%s ended\n%s", report.game_id, report.text())
-        if state is None:
-            assert report.game_id is not None  # the service reports stored games
-            state = await self.service.get_game(report.game_id)
-        limit = reply.filesize_limit
-        await reply.send(await present.report_message(report, state, limit))

@@ -1,17 +1,16 @@
 """How games look in Discord: players and channels as Discord sees them, embeds and images.
 
-Rendering runs in a worker thread so the event loop never waits for Pillow.
+Images are drawn by the bot's worker processes (``bot.compute``): the event loop only waits.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 
 import discord
 
 import engine
+from bot.compute import Compute, Snapshot
 from bot.discord.replies import Outgoing
 from bot.discord.views import challenge_view, offer_view
 from bot.errors import ServiceError
@@ -33,7 +32,7 @@ from bot.models import (
 )
 from engine import Side
 from engine.record import to_opentafl_record
-from renderer import THEMES, WOOD, BoardView, caption, render, render_replay
+from renderer import THEMES, WOOD, BoardView, caption
 
 PREFIX = "discord:"
 BOARD_FILE = "board.png"
@@ -81,18 +80,29 @@ def _playing(state: GameState, side: Side) -> str:
     return f"{state.players[side].name} ({side})"
 
 
+def posting_permissions(channel: object) -> list[str]:
+    """The permissions (discord.py's names) the bot needs to post games in ``channel``."""
+    sending = "send_messages_in_threads" if isinstance(channel, discord.Thread) else "send_messages"
+    return ["view_channel", sending, "embed_links", "attach_files"]
+
+
+def permission_names(permissions: list[str]) -> str:
+    """``"Send Messages and Attach Files"``: permissions as Discord's settings name them."""
+    names = [name.replace("_", " ").title() for name in permissions]
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}"
+
+
+def missing_permission_message(state: GameState, needed: str) -> str:
+    """A direct message to a player whose game's channel the bot can't post in."""
+    where = f"<#{discord_id(state.channel.id)}>"
+    return (
+        f"I can't post game #{state.id} ({state.game.rules.name}) in {where}: I need the "
+        f"{needed} permissions there. The game is saved; ask a server admin for the "
+        f"permissions, and I'll post what is missing as soon as I can."
+    )
+
+
 # -- images --------------------------------------------------------------------------------------
-
-
-RENDER_THREADS = 1
-"""Images drawn at once: more threads add little (Pillow holds the GIL for much of the work)
-but each drawing of a board size not yet cached costs tens of MB while it lasts."""
-
-_renderer = ThreadPoolExecutor(RENDER_THREADS, thread_name_prefix="tafl-render")
-
-
-async def _drawn(draw: Callable[[], bytes]) -> bytes:
-    return await asyncio.get_running_loop().run_in_executor(_renderer, draw)
 
 
 def theme_name(theme: str) -> str:
@@ -112,23 +122,16 @@ def board_view(game: engine.Game, piece: str | None = None) -> BoardView:
 
 
 async def board_png(
-    game: engine.Game | BoardView, *, viewer: Side | None = None, theme: str = WOOD.name
+    compute: Compute,
+    game: engine.Game | BoardView,
+    *,
+    viewer: Side | None = None,
+    theme: str = WOOD.name,
 ) -> bytes:
-    """The board as a PNG, drawn off the event loop from a snapshot taken on it; ``viewer`` is
-    the side seen at the bottom, ``theme`` one of the renderer's THEMES."""
+    """The board as a PNG, drawn by a worker from a snapshot taken here; ``viewer`` is the side
+    seen at the bottom, ``theme`` one of the renderer's THEMES."""
     view = game if isinstance(game, BoardView) else board_view(game)
-    return await _drawn(lambda: render(view, viewer=viewer, theme=theme))
-
-
-async def warm_up(variant: str = engine.DEFAULT_VARIANT) -> None:
-    """Draw a variant's start position once, so its first game waits for no cold cache."""
-    rules = engine.VARIANTS[variant]
-    await board_png(engine.Game.from_position(variant, rules.start, rules.first))
-
-
-async def replay_gif(game: engine.Game) -> bytes:
-    """Every position of the game as an animated GIF, drawn off the event loop."""
-    return await _drawn(lambda: render_replay(game))
+    return await compute.board_png(view, viewer, theme)
 
 
 def _embed(title: str, description: str = "") -> discord.Embed:
@@ -147,6 +150,7 @@ def _footer(embed: discord.Embed, state: GameState) -> discord.Embed:
 
 
 async def board_message(
+    compute: Compute,
     state: GameState,
     title: str,
     *,
@@ -173,7 +177,7 @@ async def board_message(
     if view.selected is not None:
         lines.append(_moves_line(game, view.selected, view.targets))
     embed = _footer(_with_board(_embed(title, "\n".join(lines))), state)
-    png = await board_png(view, viewer=side, theme=theme)
+    png = await board_png(compute, view, viewer=side, theme=theme)
     return Outgoing(content=content, embed=embed, files=((BOARD_FILE, png),))
 
 
@@ -200,22 +204,22 @@ def _moves_line(game: engine.Game, square: int, targets: frozenset[int]) -> str:
     return f"The piece on {name} has no move now."
 
 
-async def start_message(state: GameState) -> Outgoing:
+async def start_message(compute: Compute, state: GameState) -> Outgoing:
     """The first board of a new game."""
     sides = " vs ".join(_playing(state, side) for side in state.players)
-    return await board_message(state, f"{state.game.rules.name}: {sides}")
+    return await board_message(compute, state, f"{state.game.rules.name}: {sides}")
 
 
-async def move_message(result: MoveResult) -> Outgoing:
+async def move_message(compute: Compute, result: MoveResult) -> Outgoing:
     """The board after a move: the move, what it captured, whose turn it is."""
     ply = result.ply
     mover = result.state.players.get(ply.side)
     who = mover.name if mover is not None else side_name(ply.side)
-    return await board_message(result.state, f"{who} ({ply.side}) played {ply.notation}")
+    return await board_message(compute, result.state, f"{who} ({ply.side}) played {ply.notation}")
 
 
 async def report_message(
-    report: Report, state: GameState, file_size_limit: int | None = None
+    compute: Compute, report: Report, state: GameState, file_size_limit: int | None = None
 ) -> Outgoing:
     """The end of a game: result, moves, captures, duration, final board, record and replay
     (left out, with a note, when it is larger than ``file_size_limit`` bytes)."""
@@ -226,7 +230,9 @@ async def report_message(
     embed.add_field(name="Captured by", value=captures or "none")
     if report.duration is not None:
         embed.add_field(name="Duration", value=format_duration(report.duration))
-    png, gif = await asyncio.gather(board_png(state.game), replay_gif(state.game))
+    png, gif = await asyncio.gather(
+        board_png(compute, state.game), compute.replay_gif(Snapshot.of(state.game))
+    )
     files = [(BOARD_FILE, png), (record_file_name(state.id), report.record.encode())]
     if file_size_limit is None or len(gif) <= file_size_limit:
         files.append((REPLAY_FILE, gif))
@@ -302,7 +308,7 @@ def offer_message(offer: Offer) -> Outgoing:
 # -- variants ------------------------------------------------------------------------------------
 
 
-async def rules_message(variant: str) -> Outgoing:
+async def rules_message(compute: Compute, variant: str) -> Outgoing:
     """A variant's rules and its start position."""
     rules = engine.VARIANTS[variant]
     game = engine.Game.from_position(variant, rules.start, rules.first)
@@ -310,7 +316,7 @@ async def rules_message(variant: str) -> Outgoing:
     embed.add_field(name="Board", value=f"{rules.size}×{rules.size}")
     embed.add_field(name="First to move", value=side_name(rules.first))
     embed.set_footer(text=f"/tafl challenge variant:{rules.id}")
-    return Outgoing(embed=embed, files=((BOARD_FILE, await board_png(game)),))
+    return Outgoing(embed=embed, files=((BOARD_FILE, await board_png(compute, game)),))
 
 
 def variants_message() -> Outgoing:

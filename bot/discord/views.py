@@ -72,6 +72,10 @@ class TaflButton(
         return cls(match["kind"], match["action"], int(match["id"]))
 
     async def callback(self, interaction: discord.Interaction) -> None:
+        from bot.discord.client import admit
+
+        if not await admit(interaction):
+            return
         handler = _handler(interaction)
         on_click: Callable[[discord.Interaction, str, int], Awaitable[None]]
         if self.kind == "challenge":

@@ -21,9 +21,12 @@ from bot.storage.base import (
     migration_files,
     newest_migration,
 )
+from bot.storage.sqlite import DatabaseInUse, DatabaseOwner, SQLiteStore
 
 __all__ = [
     "MIGRATIONS",
+    "DatabaseInUse",
+    "DatabaseOwner",
     "GameRow",
     "MoveRow",
     "Session",
@@ -56,8 +59,6 @@ def store_class(target: str | Path) -> type[Store]:
         from bot.storage.postgresql import PostgresStore
 
         return PostgresStore
-    from bot.storage.sqlite import SQLiteStore
-
     return SQLiteStore
 
 

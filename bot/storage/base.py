@@ -18,6 +18,8 @@ from typing import Any, ClassVar, Protocol
 
 from bot.errors import ChannelBusy, MoveConflict
 from bot.models import (
+    Announcement,
+    AnnouncementKind,
     Challenge,
     ChallengeStatus,
     Channel,
@@ -431,6 +433,69 @@ class Session(ABC):
         """Void the game's open offers (a move was played, or the game changed otherwise)."""
         await self._execute(
             "UPDATE offers SET status = 'void' WHERE game_id = ? AND status = 'open'", (game_id,)
+        )
+
+    # -- announcements (the outbox) ------------------------------------------------------------
+
+    async def insert_announcement(
+        self, game_id: int, kind: AnnouncementKind, ply: int, now: datetime
+    ) -> None:
+        """Note that the game's channel must be shown ``kind`` after ``ply`` plies."""
+        await self._execute(
+            "INSERT INTO announcements (game_id, kind, ply, created_at) VALUES (?, ?, ?, ?)",
+            (game_id, str(kind), ply, self._time(now)),
+        )
+
+    async def pending_announcements(
+        self, channel_prefix: str, created_before: datetime, now: datetime, limit: int
+    ) -> list[Announcement]:
+        """Announcements not posted yet in the channels whose ids start with ``channel_prefix``,
+        made before ``created_before`` and due for a try at ``now``; oldest first."""
+        rows = await self._rows(
+            "SELECT game_id, kind, ply, announcements.created_at, attempts FROM announcements"
+            " JOIN games ON games.id = announcements.game_id"
+            " WHERE posted_at IS NULL AND substr(games.channel, 1, length(CAST(? AS TEXT))) = ?"
+            " AND announcements.created_at < ?"
+            " AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
+            " ORDER BY announcements.id LIMIT ?",
+            (channel_prefix, channel_prefix, self._time(created_before), self._time(now), limit),
+        )
+        return [
+            Announcement(
+                game_id=int(r["game_id"]),
+                kind=AnnouncementKind(r["kind"]),
+                ply=int(r["ply"]),
+                created_at=read_time(r["created_at"]),
+                attempts=int(r["attempts"]),
+            )
+            for r in rows
+        ]
+
+    async def mark_announced(
+        self, game_id: int, kind: AnnouncementKind, ply: int, now: datetime
+    ) -> bool:
+        """Mark an announcement posted; False if there was none pending."""
+        changed = await self._execute(
+            "UPDATE announcements SET posted_at = ?"
+            " WHERE game_id = ? AND kind = ? AND ply = ? AND posted_at IS NULL",
+            (self._time(now), game_id, str(kind), ply),
+        )
+        return changed == 1
+
+    async def announcement_failed(
+        self, game_id: int, kind: AnnouncementKind, ply: int, retry_at: datetime
+    ) -> None:
+        """Count a failed post and put the next try off until ``retry_at``."""
+        await self._execute(
+            "UPDATE announcements SET attempts = attempts + 1, next_attempt_at = ?"
+            " WHERE game_id = ? AND kind = ? AND ply = ? AND posted_at IS NULL",
+            (self._time(retry_at), game_id, str(kind), ply),
+        )
+
+    async def drop_announcements_after(self, game_id: int, keep: int) -> None:
+        """Forget the announcements of plies taken back (every ply after the first ``keep``)."""
+        await self._execute(
+            "DELETE FROM announcements WHERE game_id = ? AND ply > ?", (game_id, keep)
         )
 
     # -- whole tables (for tests and tools) ----------------------------------------------------

@@ -9,6 +9,8 @@ of every process on the file take turns.
 from __future__ import annotations
 
 import asyncio
+import fcntl
+import os
 import sqlite3
 from collections.abc import AsyncIterator, Iterable, Sequence
 from contextlib import asynccontextmanager
@@ -23,6 +25,54 @@ from bot.storage.base import Row, Session, Store, migration_files
 
 BUSY_TIMEOUT = 10.0
 """How long a write waits for another process's write to finish."""
+OWNER_SUFFIX = "-owner"
+"""The owner lock of ``tafl.sqlite3`` is ``tafl.sqlite3-owner``, beside it."""
+OWNER_POLL = 0.5
+"""Seconds between two tries at a database another process owns."""
+
+
+class DatabaseInUse(Exception):
+    """Another bot process owns the database file."""
+
+
+class DatabaseOwner:
+    """This process's claim to serve the games of one SQLite file: an OS lock on a file beside
+    it, which the system releases when the process ends, however it ends."""
+
+    def __init__(self, path: Path, descriptor: int) -> None:
+        self.path = path
+        self._descriptor: int | None = descriptor
+
+    @classmethod
+    async def claim(cls, database: str | os.PathLike[str], wait: float = 0.0) -> DatabaseOwner:
+        """Own ``database``, waiting up to ``wait`` seconds for its owner to stop; DatabaseInUse
+        (naming the owner's process id) if it does not."""
+        path = Path(os.fspath(database) + OWNER_SUFFIX)
+        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+        loop = asyncio.get_running_loop()
+        give_up = loop.time() + wait
+        while True:
+            try:
+                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except BlockingIOError:
+                if loop.time() >= give_up:
+                    owner = os.pread(descriptor, 32, 0).decode(errors="replace").strip()
+                    os.close(descriptor)
+                    raise DatabaseInUse(
+                        f"{database} is used by another tafl bot (process {owner or 'unknown'});"
+                        " stop that one first, or give this one a database of its own"
+                    ) from None
+                await asyncio.sleep(OWNER_POLL)
+                continue
+            os.ftruncate(descriptor, 0)
+            os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
+            return cls(path, descriptor)
+
+    def release(self) -> None:
+        """Give the database up (closing the lock file releases the lock)."""
+        if self._descriptor is not None:
+            os.close(self._descriptor)
+            self._descriptor = None
 
 
 class SQLiteStore(Store):

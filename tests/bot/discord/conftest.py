@@ -3,13 +3,15 @@ a PostgreSQL database: the ``db`` fixture)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+import asyncio
+from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import AbstractAsyncContextManager
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from bot.compute import Compute
 from bot.discord import TaflBot, create_bot
 from bot.models import Channel
 from tests.fake_discord import Channel as FakeChannel
@@ -26,14 +28,24 @@ async def fake() -> AsyncIterator[FakeDiscord]:
         fake_discord.assert_no_violations()
 
 
+@pytest.fixture(scope="session")
+def workers() -> Iterator[Compute]:
+    """One set of worker processes for every bot of the test run (they take a while to start)."""
+    compute = Compute.in_processes(ai_workers=2)
+    yield compute
+    asyncio.run(compute.close())
+
+
 @pytest.fixture
-def run_bot(fake: FakeDiscord, db: str | Path) -> RunBot:
-    """``async with run_bot(**options) as bot:`` a bot on the test's database, commands synced."""
+def run_bot(fake: FakeDiscord, db: str | Path, workers: Compute) -> RunBot:
+    """``async with run_bot(**options) as bot:`` a bot on the test's database, commands synced,
+    on the test run's worker processes."""
 
     def start(**options: Any) -> AbstractAsyncContextManager[TaflBot]:
         options.setdefault("sync", True)
         options.setdefault("guild_ready_timeout", 0.05)
         options.setdefault("ai_time_limit", 0.2)
+        options.setdefault("compute", workers.shared())
         bot = create_bot(db, **options)
         return fake.running(bot)
 

@@ -1,0 +1,221 @@
+"""The heavy work, off the event loop's interpreter: the AI's search and drawing images.
+
+A ``Compute`` sends a snapshot of a game (its rules and moves) or a board to draw to worker
+processes, and gets back a move or image bytes; the event loop only waits. The AI's searches
+take turns fairly: each waits for a free worker in the order it asked, and when more games
+wait than there are workers, each search is given less time (never more than asked for), so a
+crowd of AI games makes the AI play faster and weaker, never the humans wait. The AI's workers
+run at a lower priority than the bot, so that answering people comes first on a busy machine.
+
+``Compute.in_threads()`` does the same work in threads of this process: for the terminal game
+and for tests that don't measure responsiveness.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import multiprocessing
+import os
+from collections.abc import Callable
+from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import engine
+from engine import Move, Side
+
+log = logging.getLogger(__name__)
+
+AI_NICENESS = 10
+"""How much lower the AI's workers run than the bot (Unix niceness: 10 gives the bot some nine
+tenths of a core the two both want)."""
+MIN_THINK = 0.1
+"""The least time a search is given under load, in seconds (unless asked for less)."""
+
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A game as a worker needs it: its rules and the moves played from its start."""
+
+    rules_string: str
+    moves: tuple[Move, ...]
+
+    @classmethod
+    def of(cls, game: engine.Game) -> Snapshot:
+        return cls(game.rules_string, tuple(ply.move for ply in game.history))
+
+    def game(self) -> engine.Game:
+        """The game, replayed (in whichever process calls this)."""
+        game = engine.Game(self.rules_string)
+        for move in self.moves:
+            game.push(move)
+        return game
+
+
+# -- what the workers run (module-level functions, so that they can be sent to a process) --------
+
+
+def _think(snapshot: Snapshot, time_limit: float) -> Move:
+    from engine.ai import choose_move
+
+    return choose_move(snapshot.game(), time_limit=time_limit)
+
+
+def _draw_board(view: Any, viewer: Side | None, theme: str) -> bytes:
+    from renderer import render
+
+    return render(view, viewer=viewer, theme=theme)
+
+
+def _draw_replay(snapshot: Snapshot) -> bytes:
+    from renderer import render_replay
+
+    return render_replay(snapshot.game())
+
+
+def _warm_up_drawing(variant: str) -> None:
+    """Draw a variant's start once, so that the worker's caches are filled before a game."""
+    from renderer import render
+
+    rules = engine.VARIANTS[variant]
+    render(engine.Game.from_position(variant, rules.start, rules.first))
+
+
+def _warm_up_thinking() -> None:
+    import engine.ai  # noqa: F401  (imported once, before the first search)
+
+
+def _lower_priority() -> None:
+    """Run this worker process at a lower priority than the bot."""
+    try:
+        os.nice(AI_NICENESS)
+    except OSError:  # not allowed here: run at the same priority
+        log.warning("could not lower the AI worker's priority")
+
+
+# -- the pools -------------------------------------------------------------------------------
+
+
+def ai_workers_for_machine() -> int:
+    """As many AI workers as the bot's process may use cores."""
+    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 1)
+
+
+class Compute:
+    """Worker pools for the AI (``ai_workers`` at once) and for images (``draw_workers``).
+
+    Build with ``Compute.in_processes()`` or ``Compute.in_threads()``; ``start()`` warms the
+    workers up, ``close()`` stops them (pools handed in by the caller are left running).
+    """
+
+    def __init__(
+        self,
+        ai_pool: Callable[[], Executor],
+        draw_pool: Callable[[], Executor],
+        ai_workers: int,
+        *,
+        owned: bool = True,
+    ) -> None:
+        self._make_ai_pool = ai_pool
+        self._make_draw_pool = draw_pool
+        self._ai_pool = ai_pool()
+        self._draw_pool = draw_pool()
+        self.ai_workers = ai_workers
+        self._owned = owned
+        self._ai_turns: asyncio.Semaphore | None = None
+        self._ai_demand = 0
+        """Searches asked for and not answered yet (waiting or running)."""
+
+    @classmethod
+    def in_processes(cls, ai_workers: int | None = None, draw_workers: int = 1) -> Compute:
+        """Worker processes (started afresh, not forked from the bot's own process)."""
+        workers = ai_workers or ai_workers_for_machine()
+        context = multiprocessing.get_context("spawn")
+        return cls(
+            lambda: ProcessPoolExecutor(workers, context, initializer=_lower_priority),
+            lambda: ProcessPoolExecutor(draw_workers, context),
+            workers,
+        )
+
+    @classmethod
+    def in_threads(cls, ai_workers: int = 2) -> Compute:
+        """Threads of this process: the same work, without the processes' start-up."""
+        return cls(
+            lambda: ThreadPoolExecutor(ai_workers, thread_name_prefix="tafl-ai"),
+            lambda: ThreadPoolExecutor(1, thread_name_prefix="tafl-draw"),
+            ai_workers,
+        )
+
+    def shared(self) -> Compute:
+        """Another Compute on the same pools, for another event loop (the pools stay open when
+        it closes): lets tests start the worker processes once."""
+        copy = Compute(lambda: self._ai_pool, lambda: self._draw_pool, self.ai_workers, owned=False)
+        return copy
+
+    async def start(self, variant: str = engine.DEFAULT_VARIANT) -> None:
+        """Start every worker and fill its caches, so that the first game waits for nothing."""
+        await asyncio.gather(
+            *(self._run(self._ai_pool, _warm_up_thinking) for _ in range(self.ai_workers)),
+            self._run(self._draw_pool, _warm_up_drawing, variant),
+        )
+
+    async def close(self) -> None:
+        """Stop the workers (a search under way is abandoned)."""
+        if self._owned:
+            for pool in (self._ai_pool, self._draw_pool):
+                await asyncio.to_thread(pool.shutdown, wait=True, cancel_futures=True)
+
+    # -- the work --------------------------------------------------------------------------------
+
+    async def choose_move(self, snapshot: Snapshot, time_limit: float) -> Move:
+        """The AI's move in ``snapshot``, thought over for at most ``time_limit`` seconds, less
+        when more searches wait than there are workers."""
+        if self._ai_turns is None:
+            self._ai_turns = asyncio.Semaphore(self.ai_workers)
+        self._ai_demand += 1
+        try:
+            async with self._ai_turns:
+                think = self.think_time(time_limit)
+                return await self._run(self._ai_pool, _think, snapshot, think)
+        finally:
+            self._ai_demand -= 1
+
+    def think_time(self, time_limit: float) -> float:
+        """The time a search starting now gets: ``time_limit`` shared out when more searches
+        wait than there are workers, at least MIN_THINK (or ``time_limit`` if less)."""
+        share = time_limit * min(1.0, self.ai_workers / max(1, self._ai_demand))
+        return min(time_limit, max(share, MIN_THINK))
+
+    @property
+    def ai_demand(self) -> int:
+        """Searches waiting or running now."""
+        return self._ai_demand
+
+    async def board_png(self, view: Any, viewer: Side | None = None, theme: str = "wood") -> bytes:
+        """A board (a renderer ``BoardView``) as a PNG."""
+        return await self._run(self._draw_pool, _draw_board, view, viewer, theme)
+
+    async def replay_gif(self, snapshot: Snapshot) -> bytes:
+        """Every position of the game as an animated GIF."""
+        return await self._run(self._draw_pool, _draw_replay, snapshot)
+
+    async def _run(self, pool: Executor, work: Callable[..., T], *args: Any) -> T:
+        """``work(*args)`` in ``pool``; a pool whose process died is started again, once."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(pool, work, *args)
+        except BrokenProcessPool:
+            log.error("a worker process died; starting the workers again")
+            pool = self._restart(pool)
+            return await loop.run_in_executor(pool, work, *args)
+
+    def _restart(self, broken: Executor) -> Executor:
+        if broken is self._ai_pool:
+            self._ai_pool = self._make_ai_pool()
+            return self._ai_pool
+        self._draw_pool = self._make_draw_pool()
+        return self._draw_pool
