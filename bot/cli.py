@@ -244,13 +244,14 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     from bot.storage import DatabaseInUse
 
     try:
-        run(
-            settings.discord_token,
-            str(args.db),
-            sync=args.sync,
-            guild=args.guild,
-            move_timeout=settings.move_timeout,
-        )
+        with database_errors(args.db):
+            run(
+                settings.discord_token,
+                str(args.db),
+                sync=args.sync,
+                guild=args.guild,
+                move_timeout=settings.move_timeout,
+            )
     except DatabaseInUse as error:
         raise CommandError(str(error)) from None
     return 0

@@ -6,11 +6,13 @@ from __future__ import annotations
 import asyncio
 import itertools
 import shutil
+import signal
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
+import psutil
 import pytest
 from pgserver.postgres_server import PostgresServer, get_server
 
@@ -19,14 +21,18 @@ _numbers = itertools.count(1)
 
 @pytest.fixture(scope="session")
 def postgres_server() -> Iterator[PostgresServer]:
-    """One server, started on first use (about a second) and removed at the end of the run.
+    """One server, started on first use (a few seconds) and removed at the end of the run.
 
-    Commits do not wait for the disk (the data is thrown away at the end anyway)."""
+    Commits do not wait for the disk, and the server is stopped without a last checkpoint: the
+    data is thrown away at the end anyway."""
     folder = Path(tempfile.mkdtemp(prefix="tafl-postgres-"))
     server = get_server(folder, cleanup_mode="delete")
     asyncio.run(_run(server.get_uri(), "ALTER SYSTEM SET synchronous_commit = off",
                      "ALTER SYSTEM SET fsync = off", "SELECT pg_reload_conf()"))  # fmt: skip
     yield server
+    postmaster = psutil.Process(server.get_pid())
+    postmaster.send_signal(signal.SIGQUIT)  # stop at once: no checkpoint of data thrown away
+    postmaster.wait(30)
     server.cleanup()
     shutil.rmtree(folder, ignore_errors=True)
 

@@ -33,6 +33,10 @@ _TABLES = (
 )
 
 
+class DatabaseUnreachable(OSError):
+    """No PostgreSQL server answers at the URL (refused, unknown host, no such socket)."""
+
+
 class PostgresStore(Store):
     """Games, moves, challenges and offers in a PostgreSQL database."""
 
@@ -53,7 +57,15 @@ class PostgresStore(Store):
         """Connect to the database at the URL ``target`` and apply any pending ``migrations``
         (default: the project's; none if not ``migrate``)."""
         url = str(target)
-        pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE)
+        try:
+            pool = await asyncpg.create_pool(url, min_size=1, max_size=POOL_SIZE)
+        except OSError as error:
+            from bot.storage import shown_target
+
+            reason = error.strerror or str(error)
+            raise DatabaseUnreachable(
+                f"can't reach the database at {shown_target(url)}: {reason}"
+            ) from error
         try:
             if migrate:
                 async with pool.acquire() as connection:
