@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import os
 import shutil
 import signal
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import asyncpg
-import psutil
 import pytest
 from pgserver.postgres_server import PostgresServer, get_server
 
@@ -30,9 +31,7 @@ def postgres_server() -> Iterator[PostgresServer]:
     asyncio.run(_run(server.get_uri(), "ALTER SYSTEM SET synchronous_commit = off",
                      "ALTER SYSTEM SET fsync = off", "SELECT pg_reload_conf()"))  # fmt: skip
     yield server
-    postmaster = psutil.Process(server.get_pid())
-    postmaster.send_signal(signal.SIGQUIT)  # stop at once: no checkpoint of data thrown away
-    postmaster.wait(30)
+    _stop_at_once(server.get_pid())
     server.cleanup()
     shutil.rmtree(folder, ignore_errors=True)
 
@@ -53,3 +52,17 @@ async def _run(url: str, *statements: str) -> None:
             await connection.execute(statement)
     finally:
         await connection.close()
+
+
+def _stop_at_once(pid: int | None, wait: float = 30.0) -> None:
+    """Stop the server without a last checkpoint (SIGQUIT) and wait until it is gone."""
+    if pid is None:
+        return
+    os.kill(pid, signal.SIGQUIT)
+    give_up = time.monotonic() + wait
+    while time.monotonic() < give_up:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
