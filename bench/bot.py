@@ -10,7 +10,12 @@ interactions that failed, Discord rules broken, errors in the bot's log), lost m
 stored in the database compared with those answered), and the bot process's peak memory
 (VmHWM, reported by the child as it exits).
 
-Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]``.
+With ``--db postgresql://...`` the same load runs twice, on a SQLite file and then on that
+PostgreSQL database (in a schema of its own, dropped afterwards), and the figures are printed
+side by side.
+
+Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]
+[--db postgresql://user:password@host/db]``.
 """
 
 from __future__ import annotations
@@ -25,6 +30,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -34,10 +41,12 @@ sys.path.insert(0, str(ROOT))
 import engine  # noqa: E402
 from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
-from bot.storage import open_store  # noqa: E402
+from bot.storage import is_url, open_store, shown_target  # noqa: E402
 
 TARGET_P95_MS = 250.0
 TARGET_MEMORY_MB = 200.0
+TARGET_P95_RATIO = 1.5
+"""PostgreSQL's p95 at most this many times SQLite's, under the same load."""
 PEAK_MARK = "bot peak rss kB: "
 
 
@@ -189,13 +198,26 @@ async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     return problems
 
 
-async def bench(args: argparse.Namespace) -> int:
+@dataclass
+class Result:
+    """One run's figures."""
+
+    p50: float
+    p95: float
+    moves: int
+    elapsed: float
+    errors: int
+    lost: int
+    peak_mb: float
+    ok: bool
+
+
+async def run_once(args: argparse.Namespace, db: str, workdir: Path) -> Result:
+    """The load on the bot on ``db``; prints the figures and returns them."""
     from tests.fake_discord import FakeDiscord
 
     rng = random.Random(args.random_seed)
-    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
-    db_path = str(workdir / "bench.sqlite3")
-    seconds = await seed(db_path, args.seed, rng)
+    seconds = await seed(db, args.seed, rng)
     print(f"seeded {args.seed} finished games through the service in {seconds:.1f} s")
 
     log_path = workdir / "bot.log"
@@ -209,7 +231,7 @@ async def bench(args: argparse.Namespace) -> int:
                     fake.base_url,
                     fake.server.gateway_url,
                     fake.token,
-                    db_path,
+                    db,
                 ],
                 stdout=log,
                 stderr=subprocess.STDOUT,
@@ -243,7 +265,7 @@ async def bench(args: argparse.Namespace) -> int:
     peaks = [int(line.removeprefix(PEAK_MARK)) for line in log_lines if line.startswith(PEAK_MARK)]
     peak_mb = peaks[-1] / 1024 if peaks else float("nan")
     bot_errors = [line for line in log_lines if "ERROR" in line]
-    lost = await lost_moves(db_path, tally)
+    lost = await lost_moves(db, tally)
 
     latencies = sorted(tally.latencies)
     p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
@@ -251,7 +273,7 @@ async def bench(args: argparse.Namespace) -> int:
     moves = len(latencies)
     print(
         f"{args.games} games in parallel, {args.plies} plies each, think time "
-        f"{args.think:g} s on average; bot in a subprocess"
+        f"{args.think:g} s on average; bot in a subprocess on {shown_target(db)}"
     )
     print(
         f"/tafl move -> answer with image: median {p50:.0f} ms, p95 {p95:.0f} ms "
@@ -271,12 +293,62 @@ async def bench(args: argparse.Namespace) -> int:
         f"bot process peak memory: {peak_mb:.0f} MB (its VmHWM; target < "
         f"{TARGET_MEMORY_MB:.0f} MB) with {args.seed} finished games in the database"
     )
-    ok = (
-        p95 < TARGET_P95_MS
-        and not (tally.errors or violations or bot_errors or lost)
-        and peak_mb < TARGET_MEMORY_MB
-    )
+    errors = len(tally.errors) + len(violations) + len(bot_errors)
+    ok = p95 < TARGET_P95_MS and not (errors or lost) and peak_mb < TARGET_MEMORY_MB
     print("all targets met" if ok else "TARGETS MISSED")
+    return Result(p50, p95, moves, elapsed, errors, len(lost), peak_mb, ok)
+
+
+@asynccontextmanager
+async def own_schema(url: str) -> AsyncIterator[str]:
+    """A new schema in the database at ``url`` for one run: the URL that uses it; dropped after."""
+    import asyncpg
+
+    name = f"tafl_bench_{os.getpid()}_{int(time.time())}"
+    admin = await asyncpg.connect(url)
+    try:
+        await admin.execute(f"CREATE SCHEMA {name}")
+        try:
+            yield f"{url}{'&' if '?' in url else '?'}search_path={name}"
+        finally:
+            await admin.execute(f"DROP SCHEMA {name} CASCADE")
+    finally:
+        await admin.close()
+
+
+def side_by_side(results: dict[str, Result]) -> bool:
+    """Print the runs' figures in columns; whether PostgreSQL's p95 is within its target."""
+    rows: list[tuple[str, Callable[[Result], str]]] = [
+        ("median (ms)", lambda r: f"{r.p50:.0f}"),
+        ("p95 (ms)", lambda r: f"{r.p95:.0f}"),
+        ("moves/s", lambda r: f"{r.moves / r.elapsed:.1f}"),
+        ("errors", lambda r: str(r.errors)),
+        ("lost moves", lambda r: str(r.lost)),
+        ("peak MB", lambda r: f"{r.peak_mb:.0f}"),
+    ]
+    print()
+    print(f"{'':<14}" + "".join(f"{name:>12}" for name in results))
+    for label, cell in rows:
+        print(f"{label:<14}" + "".join(f"{cell(r):>12}" for r in results.values()))
+    ratio = results["PostgreSQL"].p95 / results["SQLite"].p95
+    within = ratio <= TARGET_P95_RATIO
+    print(
+        f"PostgreSQL p95 / SQLite p95: {ratio:.2f} (target <= {TARGET_P95_RATIO:g})"
+        + ("" if within else ": MISSED")
+    )
+    return within
+
+
+async def bench(args: argparse.Namespace) -> int:
+    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
+    results = {"SQLite": await run_once(args, str(workdir / "bench.sqlite3"), workdir)}
+    if args.db is not None:
+        print()
+        async with own_schema(args.db) as url:
+            results["PostgreSQL"] = await run_once(args, url, workdir)
+    ok = all(r.ok for r in results.values())
+    if len(results) == 2:
+        ok = side_by_side(results) and ok
     if not args.keep:
         for path in workdir.iterdir():
             path.unlink()
@@ -301,7 +373,14 @@ def main() -> int:
     )
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="also run on this PostgreSQL database (postgresql://...) and compare with SQLite",
+    )
     args = parser.parse_args()
+    if args.db is not None and not is_url(args.db):
+        parser.error(f"--db takes a postgresql:// URL, not {args.db!r}")
     os.chdir(ROOT)
     return asyncio.run(bench(args))
 
