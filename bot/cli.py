@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot.config import TOKEN_HELP, ConfigError, Settings
 
@@ -96,6 +96,18 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         metavar="ID",
         type=int,
         help="with --sync: sync to this server only (instant), not globally",
+    )
+    bot.add_argument(
+        "--shard-count",
+        metavar="N",
+        help="the bot's shards across all its processes (default: $TAFL_SHARD_COUNT, or as many"
+        " as Discord recommends, all in this process)",
+    )
+    bot.add_argument(
+        "--shard-ids",
+        metavar="IDS",
+        help="with --shard-count: the shards this process runs, like 0,1 (default:"
+        " $TAFL_SHARD_IDS, or all of them)",
     )
     bot.set_defaults(run=run_bot)
 
@@ -240,8 +252,18 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     logging.basicConfig(
         level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
+    from bot.config import shards
     from bot.discord import run
     from bot.storage import DatabaseInUse
+
+    if args.shard_count is None and args.shard_ids is None:
+        plan: dict[str, Any] = {"shard_count": settings.shard_count,
+                                "shard_ids": settings.shard_ids}  # fmt: skip
+    else:
+        try:
+            plan = shards(args.shard_count, args.shard_ids, "--shard-count", "--shard-ids")
+        except ConfigError as error:
+            raise CommandError(str(error), EXIT_USAGE) from None
 
     try:
         with database_errors(args.db):
@@ -251,6 +273,7 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
                 sync=args.sync,
                 guild=args.guild,
                 move_timeout=settings.move_timeout,
+                **plan,
             )
     except DatabaseInUse as error:
         raise CommandError(str(error)) from None

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 from bot.storage import db_target
 
@@ -21,7 +22,9 @@ TOKEN_VAR = "DISCORD_TOKEN"
 DB_VAR = "TAFL_DB"
 LOG_LEVEL_VAR = "TAFL_LOG_LEVEL"
 MOVE_TIMEOUT_VAR = "TAFL_MOVE_TIMEOUT_HOURS"
-ENV_VARS = (TOKEN_VAR, DB_VAR, LOG_LEVEL_VAR, MOVE_TIMEOUT_VAR)
+SHARD_COUNT_VAR = "TAFL_SHARD_COUNT"
+SHARD_IDS_VAR = "TAFL_SHARD_IDS"
+ENV_VARS = (TOKEN_VAR, DB_VAR, LOG_LEVEL_VAR, MOVE_TIMEOUT_VAR, SHARD_COUNT_VAR, SHARD_IDS_VAR)
 """Every variable the project reads."""
 
 DEFAULT_DB = Path("tafl.sqlite3")
@@ -50,6 +53,10 @@ class Settings:
     log_level: str = DEFAULT_LOG_LEVEL
     move_timeout: timedelta = timedelta(hours=DEFAULT_MOVE_TIMEOUT_HOURS)
     """How long a player may take over a move before the opponent can claim the game."""
+    shard_count: int | None = None
+    """How many shards the bot has across its processes (None: as Discord recommends)."""
+    shard_ids: tuple[int, ...] | None = None
+    """The shards this process runs (None: all of them)."""
 
     @property
     def log_level_number(self) -> int:
@@ -74,6 +81,12 @@ class Settings:
             db=db_target(db) if db else DEFAULT_DB,
             log_level=level,
             move_timeout=_move_timeout(values.get(MOVE_TIMEOUT_VAR, "")),
+            **shards(
+                values.get(SHARD_COUNT_VAR, ""),
+                values.get(SHARD_IDS_VAR, ""),
+                SHARD_COUNT_VAR,
+                SHARD_IDS_VAR,
+            ),
         )
 
 
@@ -91,6 +104,31 @@ def _move_timeout(text: str) -> timedelta:
             f"number such as 24 or 0.5"
         )
     return timedelta(hours=hours)
+
+
+def shards(
+    count_text: str | None, ids_text: str | None, count_name: str, ids_name: str
+) -> dict[str, Any]:
+    """``shard_count`` and ``shard_ids`` from their texts ("4", "0,1"; empty: not given);
+    ConfigError, naming the setting by ``count_name`` or ``ids_name``, if they are unusable."""
+    count = None
+    if count_text and count_text.strip():
+        if not count_text.strip().isdigit() or int(count_text) < 1:
+            raise ConfigError(f"{count_name}={count_text.strip()!r} is not a number of shards;"
+                              " use a whole number from 1, such as 2")  # fmt: skip
+        count = int(count_text)
+    ids = None
+    if ids_text and ids_text.strip():
+        parts = [part.strip() for part in ids_text.split(",")]
+        if count is None:
+            raise ConfigError(f"{ids_name} needs {count_name}: the shards of how many?")
+        if not all(part.isdigit() and int(part) < count for part in parts):
+            raise ConfigError(
+                f"{ids_name}={ids_text.strip()!r} should list shard numbers from 0 to"
+                f" {count - 1}, separated by commas, such as 0,1"
+            )
+        ids = tuple(sorted({int(part) for part in parts}))
+    return {"shard_count": count, "shard_ids": ids}
 
 
 def read_env_file(path: Path) -> dict[str, str]:

@@ -129,9 +129,16 @@ def test_bot_hands_the_token_to_the_adapter_and_never_prints_it(
     calls: list[tuple[object, ...]] = []
 
     def fake_run(
-        token: str, db_path: str, *, sync: bool, guild: int | None, move_timeout: timedelta
+        token: str,
+        db_path: str,
+        *,
+        sync: bool,
+        guild: int | None,
+        move_timeout: timedelta,
+        shard_count: int | None,
+        shard_ids: tuple[int, ...] | None,
     ) -> None:
-        calls.append((token, db_path, sync, guild, move_timeout))
+        calls.append((token, db_path, sync, guild, move_timeout, shard_count, shard_ids))
 
     import bot.discord
 
@@ -140,9 +147,47 @@ def test_bot_hands_the_token_to_the_adapter_and_never_prints_it(
         f"DISCORD_TOKEN={SECRET}\nTAFL_DB=games.sqlite3\nTAFL_MOVE_TIMEOUT_HOURS=1.5\n"
     )
     assert main(["bot", "--sync", "--guild", "42"]) == 0
-    assert calls == [(SECRET, "games.sqlite3", True, 42, timedelta(hours=1, minutes=30))]
+    hours = timedelta(hours=1, minutes=30)
+    assert calls == [(SECRET, "games.sqlite3", True, 42, hours, None, None)]
     out, err = capsys.readouterr()
     assert SECRET not in out + err
+
+    with (clean_environment / ".env").open("a") as env:
+        env.write("TAFL_SHARD_COUNT=4\nTAFL_SHARD_IDS=3,1\n")
+    assert main(["bot"]) == 0
+    assert calls.pop() == (SECRET, "games.sqlite3", False, None, hours, 4, (1, 3))
+    assert main(["bot", "--shard-count", "2", "--shard-ids", "0"]) == 0  # the options win
+    assert calls.pop()[-2:] == (2, (0,))
+    assert main(["bot", "--shard-count", "2"]) == 0
+    assert calls.pop()[-2:] == (2, None)
+
+
+@pytest.mark.parametrize(
+    ("argv", "environ", "message"),
+    [
+        (["--shard-ids", "0"], {}, "--shard-ids needs --shard-count"),
+        (["--shard-count", "2", "--shard-ids", "0,2"], {}, "shard numbers from 0 to 1"),
+        (["--shard-count", "0"], {}, "--shard-count='0' is not a number of shards"),
+        ([], {"TAFL_SHARD_COUNT": "two"}, "TAFL_SHARD_COUNT='two' is not a number of shards"),
+        ([], {"TAFL_SHARD_COUNT": "2", "TAFL_SHARD_IDS": "1,x"}, "TAFL_SHARD_IDS='1,x' should"),
+    ],
+)
+def test_bad_shard_settings_are_refused_with_what_is_expected(
+    argv: list[str],
+    environ: dict[str, str],
+    message: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    import bot.discord
+
+    monkeypatch.setattr(bot.discord, "run", lambda *a, **k: pytest.fail("ran"), raising=False)
+    monkeypatch.setenv("DISCORD_TOKEN", SECRET)
+    for name, value in environ.items():
+        monkeypatch.setenv(name, value)
+    assert main(["bot", *argv]) in (1, 2)
+    out, err = capsys.readouterr()
+    assert out == "" and err.count("\n") == 1 and message in err
 
 
 def test_bot_guild_without_sync_is_a_usage_error(

@@ -7,7 +7,7 @@ import asyncio
 import contextlib
 import logging
 import signal
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, cast
@@ -32,6 +32,8 @@ SWEEP_INTERVAL = 60.0
 SETTLED = timedelta(seconds=30)
 """How old a pending post must be before a sweep posts it (younger ones are being posted by the
 interaction that made them)."""
+BACKGROUND_JOB = "sweep"
+"""The name under which one process of those sharing a database sweeps and catches up."""
 STOP_GRACE = 5.0
 """Seconds a stopping bot lets the interactions under way finish."""
 OWNER_WAIT = 30.0
@@ -60,7 +62,7 @@ class TaflCommandTree(app_commands.CommandTree[Any]):
         await report_error(interaction, error)
 
 
-class TaflBot(commands.Bot):
+class TaflBot(commands.AutoShardedBot):
     """A Discord bot that plays tafl through the game service, stored in ``db`` (a SQLite file
     or a PostgreSQL URL).
 
@@ -72,7 +74,8 @@ class TaflBot(commands.Bot):
     ``compute`` the worker pools for the AI and images (default: new worker processes, stopped
     with the bot); ``owner_wait`` the seconds to wait for another process to give the database
     up; ``stop_grace`` the seconds a stopping bot lets interactions finish. Other options go to
-    discord.py.
+    discord.py, among them ``shard_count`` and ``shard_ids``: the shards this process runs
+    (default: as many as Discord recommends, all here).
     """
 
     def __init__(
@@ -212,12 +215,14 @@ class TaflBot(commands.Bot):
 
     async def _catch_up(self) -> None:
         """Once connected: post what a crash left unposted, then let the AI answer where a
-        restart left it to move."""
+        restart left it to move (in one process of those sharing the database)."""
         await self.wait_until_ready()
         cog = self.get_cog("TaflCog")
-        if isinstance(cog, TaflCog):
-            await cog.post_pending()
-            await cog.resume_ai_games()
+        assert self._store is not None
+        async with self._store.leading(BACKGROUND_JOB) as leading:
+            if leading and isinstance(cog, TaflCog):
+                await cog.post_pending()
+                await cog.resume_ai_games()
 
     # -- expired challenges -----------------------------------------------------------------------
 
@@ -234,12 +239,18 @@ class TaflBot(commands.Bot):
             except Exception:
                 log.exception("the sweep failed; trying again later")
 
-    async def sweep(self) -> None:
-        """Expire overdue challenges; post what is still pending (a refused post, say)."""
-        await self.sweep_challenges()
-        cog = self.get_cog("TaflCog")
-        if isinstance(cog, TaflCog):
-            await cog.post_pending(SETTLED)
+    async def sweep(self) -> bool:
+        """Expire overdue challenges; post what is still pending (a refused post, say). Done by
+        one process at a time of those sharing the database; False if another was doing it."""
+        assert self._store is not None
+        async with self._store.leading(BACKGROUND_JOB) as leading:
+            if not leading:
+                return False
+            await self.sweep_challenges()
+            cog = self.get_cog("TaflCog")
+            if isinstance(cog, TaflCog):
+                await cog.post_pending(SETTLED)
+            return True
 
     async def sweep_challenges(self) -> list[Challenge]:
         """Expire overdue challenges and mark the messages that show them."""
@@ -286,20 +297,28 @@ def run(
     sync: bool = False,
     guild: int | None = None,
     move_timeout: timedelta = MOVE_TIMEOUT,
+    shard_count: int | None = None,
+    shard_ids: Sequence[int] | None = None,
 ) -> None:
     """Log in with ``token`` and play on ``db_path`` (a SQLite file or a PostgreSQL URL) until
     SIGTERM or SIGINT (then stop gracefully); ``sync`` publishes the slash commands first (to
     ``guild`` only when given); ``move_timeout`` is how long a move may take before the game can
-    be claimed. DatabaseInUse if another bot process
-    keeps the database for longer than OWNER_WAIT."""
+    be claimed; ``shard_ids`` of ``shard_count`` are the shards this process runs (default: all,
+    as many as Discord recommends). DatabaseInUse if another bot process keeps the database for
+    longer than OWNER_WAIT."""
     if not logging.getLogger().handlers:
         discord.utils.setup_logging()
+    sharding: dict[str, Any] = {}
+    if shard_count is not None:
+        sharding["shard_count"] = shard_count
+        sharding["shard_ids"] = None if shard_ids is None else list(shard_ids)
     bot = create_bot(
         db_target(db_path),
         sync=sync,
         sync_guild=guild,
         move_timeout=move_timeout,
         owner_wait=OWNER_WAIT,
+        **sharding,
     )
     asyncio.run(serve(bot, token))
 

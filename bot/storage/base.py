@@ -109,6 +109,11 @@ class Store(ABC):
     def transaction(self) -> AbstractAsyncContextManager[Session]:
         """A session whose writes are committed together at the end, or not at all."""
 
+    @abstractmethod
+    def leading(self, job: str) -> AbstractAsyncContextManager[bool]:
+        """Whether this process may do background ``job`` now (True for one holder at a time,
+        across every process on the database, until the block ends); False: another does it."""
+
     @classmethod
     def migrations(cls) -> Path:
         """The folder of this dialect's numbered migrations."""

@@ -25,6 +25,8 @@ from bot.storage.base import Row, Session, Store, migration_files
 LOCK_SPACE = 0x7AF1
 """The first key of every advisory lock the project takes (the second says what is locked)."""
 MIGRATION_LOCK = 0
+JOB_SPACE = 0x7AF2
+"""The first key of a background job's lock (the second: the hash of its name)."""
 POOL_SIZE = 10
 """Connections per process: as many sessions as this run at once."""
 _TABLES = (
@@ -85,6 +87,19 @@ class PostgresStore(Store):
             connection.transaction(isolation="repeatable_read", readonly=True),
         ):
             yield PostgresSession(connection, writing=False)
+
+    @asynccontextmanager
+    async def leading(self, job: str) -> AsyncIterator[bool]:
+        """An advisory lock on ``job``, held by a connection of this process while the block
+        runs: if the process dies, the server ends its session and frees the job for another."""
+        async with self._pool.acquire() as connection:
+            key = (JOB_SPACE, f"job:{job}")
+            held = await connection.fetchval("SELECT pg_try_advisory_lock($1, hashtext($2))", *key)
+            try:
+                yield bool(held)
+            finally:
+                if held:
+                    await connection.fetchval("SELECT pg_advisory_unlock($1, hashtext($2))", *key)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Session]:

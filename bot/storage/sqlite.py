@@ -85,6 +85,8 @@ class SQLiteStore(Store):
         self.path = path
         self._lock = asyncio.Lock()
         """One session at a time on this connection, so nobody reads another's uncommitted work."""
+        self._jobs: set[str] = set()
+        """The background jobs being done (one process owns the file: the bot's)."""
 
     @property
     def target(self) -> Path:
@@ -117,6 +119,18 @@ class SQLiteStore(Store):
     async def reading(self) -> AsyncIterator[Session]:
         async with self._lock:
             yield SQLiteSession(self._db, writing=False)
+
+    @asynccontextmanager
+    async def leading(self, job: str) -> AsyncIterator[bool]:
+        """The bot process owns its file, so only its own tasks can be doing ``job`` already."""
+        if job in self._jobs:
+            yield False
+            return
+        self._jobs.add(job)
+        try:
+            yield True
+        finally:
+            self._jobs.discard(job)
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[Session]:

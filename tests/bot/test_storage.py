@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -500,3 +501,69 @@ async def test_a_write_transaction_holds_the_channel_until_it_ends(
     finally:
         await first.close()
         await second.close()
+
+
+# -- background jobs: one process at a time ----------------------------------------------------
+
+
+async def test_one_holder_at_a_time_leads_a_job(store: Store) -> None:
+    async with (
+        store.leading("sweep") as first,
+        store.leading("sweep") as second,
+        store.leading("catch-up") as other,
+    ):
+        assert (first, second, other) == (True, False, True)
+    async with store.leading("sweep") as again:
+        assert again
+
+
+async def test_a_job_led_by_one_process_is_not_led_by_another(postgres_url: str) -> None:
+    here, there = await open_store(postgres_url), await open_store(postgres_url)
+    try:
+        async with here.leading("sweep") as leading_here, there.leading("sweep") as leading_there:
+            assert (leading_here, leading_there) == (True, False)
+        async with there.leading("sweep") as leading_there:
+            assert leading_there
+    finally:
+        await here.close()
+        await there.close()
+
+
+LEADER = """
+import asyncio, sys
+from bot.storage import open_store
+
+async def main():
+    store = await open_store(sys.argv[1])
+    async with store.leading("sweep") as leading:
+        print("leading" if leading else "not leading", flush=True)
+        await asyncio.sleep(600)
+
+asyncio.run(main())
+"""
+
+
+async def test_a_killed_leader_leaves_its_job_to_another_process(postgres_url: str) -> None:
+    root = Path(__file__).resolve().parents[2]
+    leader = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", LEADER, postgres_url, cwd=root, stdout=asyncio.subprocess.PIPE
+    )
+    store = await open_store(postgres_url)
+    try:
+        assert leader.stdout is not None
+        assert await asyncio.wait_for(leader.stdout.readline(), 30) == b"leading\n"
+        async with store.leading("sweep") as leading:
+            assert not leading
+        leader.kill()  # SIGKILL: no clean-up in the leader
+        await leader.wait()
+        for _ in range(100):  # the server ends the dead process's session at once, or nearly
+            async with store.leading("sweep") as leading:
+                if leading:
+                    break
+            await asyncio.sleep(0.1)
+        assert leading
+    finally:
+        if leader.returncode is None:
+            leader.kill()
+            await leader.wait()
+        await store.close()

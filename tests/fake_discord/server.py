@@ -156,13 +156,23 @@ class Connection:
 class Session:
     """A gateway session (IDENTIFY'd), kept across reconnects until RESUME or invalidation."""
 
-    def __init__(self, intents: int) -> None:
+    def __init__(self, intents: int, shard: tuple[int, int] | None = None) -> None:
         self.id = secrets.token_hex(16)
         self.intents = intents
+        self.shard = shard
+        """(shard id, shard count) from IDENTIFY; None: every guild."""
         self.seq = 0
         self.buffer: deque[tuple[int, str]] = deque(maxlen=RESUME_BUFFER)
         self.connection: Connection | None = None
         self.resumes = 0
+
+    def serves(self, guild_id: int | None) -> bool:
+        """Whether this session gets the guild's events: Discord's ``(guild_id >> 22) % count``
+        picks the shard; direct messages go to shard 0."""
+        if self.shard is None:
+            return True
+        shard_id, count = self.shard
+        return shard_id == (0 if guild_id is None else (guild_id >> 22) % count)
 
     def push(self, name: str, data: JSON) -> None:
         """Dispatch an event now (or keep it for RESUME while disconnected)."""
@@ -181,6 +191,8 @@ class Server:
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.sessions: dict[str, Session] = {}
         self.identifies = 0
+        self.recommended_shards = 1
+        """The shard count ``GET /gateway/bot`` recommends (what an AutoShardedBot uses)."""
         self.request_counts: Counter[str] = Counter()
         self.injected: list[InjectedFailure] = []
         self.gateway_open = asyncio.Event()
@@ -309,8 +321,11 @@ class Server:
 
     def emit(self, event: Event) -> None:
         """Send an event to every session whose intents ask for it."""
+        guild_id = _guild_of(event)
         for session in self.sessions.values():
             if event.intent and not session.intents & event.intent:
+                continue
+            if not session.serves(guild_id):
                 continue
             data = event.data
             message = event.message
@@ -382,7 +397,14 @@ class Server:
             self._gateway_error("IDENTIFY with a wrong token")
             await connection.close(4004)
             return None
-        session = Session(int(data.get("intents") or 0))
+        shard = data.get("shard")
+        if shard is not None and not (
+            isinstance(shard, list) and len(shard) == 2 and 0 <= shard[0] < shard[1]
+        ):
+            self._gateway_error(f"IDENTIFY with a bad shard {shard!r}")
+            await connection.close(4010)
+            return None
+        session = Session(int(data.get("intents") or 0), None if shard is None else tuple(shard))
         session.connection = connection
         self.sessions[session.id] = session
         self.identifies += 1
@@ -392,7 +414,9 @@ class Server:
             {
                 "v": 10,
                 "user": world.bot.payload() | {"verified": True, "mfa_enabled": False},
-                "guilds": [{"id": str(g), "unavailable": True} for g in world.guilds],
+                "guilds": [
+                    {"id": str(g), "unavailable": True} for g in world.guilds if session.serves(g)
+                ],
                 "session_id": session.id,
                 "session_type": "normal",
                 "resume_gateway_url": self.gateway_url,
@@ -401,11 +425,13 @@ class Server:
                 "relationships": [],
                 "presences": [],
                 "geo_ordered_rtc_regions": [],
-            },
+            }
+            | ({} if session.shard is None else {"shard": list(session.shard)}),
         )
         with_members = bool(session.intents & MEMBERS_INTENT)
         for guild in world.guilds.values():
-            session.push("GUILD_CREATE", guild.payload(with_members=with_members))
+            if session.serves(guild.id):
+                session.push("GUILD_CREATE", guild.payload(with_members=with_members))
         world.changed()
         return session
 
@@ -501,7 +527,13 @@ class Server:
 
     async def get_gateway(self, request: web.Request) -> web.Response:
         limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
-        return reply({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+        return reply(
+            {
+                "url": self.gateway_url,
+                "shards": self.recommended_shards,
+                "session_start_limit": limit,
+            }
+        )
 
     # ----------------------------------------------------------------- application commands
 
@@ -680,3 +712,11 @@ class Server:
         return web.Response(
             body=attachment.data, content_type=attachment.content_type or "application/octet-stream"
         )
+
+
+def _guild_of(event: Event) -> int | None:
+    """The guild an event belongs to (None: a direct message, or no guild at all)."""
+    if event.name in ("GUILD_CREATE", "GUILD_UPDATE", "GUILD_DELETE"):
+        return int(event.data["id"])
+    guild_id = event.data.get("guild_id")
+    return None if guild_id is None else int(guild_id)
