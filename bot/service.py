@@ -63,6 +63,8 @@ MOVE_TIMEOUT = timedelta(hours=24)
 AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
 MAX_SUGGESTIONS = 25
+EVENT_MEMORY = timedelta(days=1)
+"""How long a claimed event is remembered: far longer than any event is delivered again."""
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_LAST = timedelta(hours=1)
 """After a failed post, the next try waits RETRY_FIRST, doubling each time up to RETRY_LAST."""
@@ -466,6 +468,23 @@ class GameService:
             if state is not None:
                 pending.append((announcement, _state_at(state, announcement.ply)))
         return pending
+
+    # -- events several processes may get -----------------------------------------------------
+
+    async def claim_event(self, event_id: str) -> bool:
+        """Whether this process should handle the adapter's event ``event_id`` (a Discord
+        interaction): True once across the processes sharing the database, False after; always
+        True on a database one process owns."""
+        if not self._store.shared:
+            return True
+        async with self._store.transaction() as db:
+            return await db.claim_event(event_id, self._clock())
+
+    async def forget_events(self, age: timedelta = EVENT_MEMORY) -> None:
+        """Forget the events claimed more than ``age`` ago."""
+        if self._store.shared:
+            async with self._store.transaction() as db:
+                await db.forget_events(self._clock() - age)
 
     async def announced(self, game_id: int, kind: AnnouncementKind, ply: int) -> bool:
         """Note that the channel has been shown ``kind`` after ``ply`` plies of the game; False

@@ -247,6 +247,7 @@ class TaflBot(commands.AutoShardedBot):
             if not leading:
                 return False
             await self.sweep_challenges()
+            await self.service.forget_events()
             cog = self.get_cog("TaflCog")
             if isinstance(cog, TaflCog):
                 await cog.post_pending(SETTLED)
@@ -342,10 +343,13 @@ async def serve(bot: TaflBot, token: str) -> None:
 
 async def admit(interaction: discord.Interaction[Any]) -> bool:
     """Let an interaction in (counted as under way until answered), or, while the bot stops,
-    tell the user to try again (autocomplete just gets nothing)."""
+    tell the user to try again (autocomplete just gets nothing). An interaction that another
+    process sharing the database has claimed (both wrongly on one shard) is left to it."""
     client = interaction.client
-    if not isinstance(client, TaflBot) or client.admit(asyncio.current_task()):
+    if not isinstance(client, TaflBot):
         return True
+    if client.admit(asyncio.current_task()):
+        return await client.service.claim_event(f"discord:{interaction.id}")
     if interaction.type is not discord.InteractionType.autocomplete:
         try:
             await Reply.of(interaction).send(Outgoing(content=RESTARTING), ephemeral=True)

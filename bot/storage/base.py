@@ -84,6 +84,8 @@ class Store(ABC):
 
     dialect: ClassVar[str]
     """``sqlite`` or ``postgresql``: also the name of its migrations folder."""
+    shared: ClassVar[bool]
+    """Whether several bot processes may use the database at once (else one owns it)."""
 
     @classmethod
     @abstractmethod
@@ -501,6 +503,22 @@ class Session(ABC):
         """Forget the announcements of plies taken back (every ply after the first ``keep``)."""
         await self._execute(
             "DELETE FROM announcements WHERE game_id = ? AND ply > ?", (game_id, keep)
+        )
+
+    # -- events claimed by one process -------------------------------------------------------
+
+    async def claim_event(self, event_id: str, now: datetime) -> bool:
+        """Claim the adapter's event ``event_id`` for this process; False if one already has."""
+        changed = await self._execute(
+            "INSERT INTO interactions (id, claimed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+            (event_id, self._time(now)),
+        )
+        return changed == 1
+
+    async def forget_events(self, claimed_before: datetime) -> None:
+        """Delete the claims made before ``claimed_before`` (their events are long answered)."""
+        await self._execute(
+            "DELETE FROM interactions WHERE claimed_at < ?", (self._time(claimed_before),)
         )
 
     # -- whole tables (for tests and tools) ----------------------------------------------------

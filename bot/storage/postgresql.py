@@ -43,6 +43,7 @@ class PostgresStore(Store):
     """Games, moves, challenges and offers in a PostgreSQL database."""
 
     dialect = "postgresql"
+    shared = True
 
     def __init__(self, pool: asyncpg.Pool, url: str) -> None:
         self._pool = pool

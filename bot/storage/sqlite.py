@@ -79,6 +79,7 @@ class SQLiteStore(Store):
     """Games, moves, challenges and offers in one SQLite file."""
 
     dialect = "sqlite"
+    shared = False
 
     def __init__(self, connection: aiosqlite.Connection, path: Path) -> None:
         self._db = connection

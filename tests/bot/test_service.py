@@ -801,3 +801,20 @@ async def test_finished_games_newest_first(
     assert [r.game_id for r in reports] == [second.id, first.id]
     assert [r.game_id for r in await service.finished_games(limit=1)] == [second.id]
     assert await service.finished_games(guild="test:elsewhere") == []
+
+
+# -- events several processes get --------------------------------------------------------------
+
+
+async def test_an_event_goes_to_one_process_where_the_database_is_shared(
+    store: Store, clock: FakeClock, there: GameService
+) -> None:
+    here = GameService(store, clock)
+    firsts = await asyncio.gather(here.claim_event("e:1"), there.claim_event("e:1"))
+    if store.shared:
+        assert sorted(firsts) == [False, True]
+        clock.advance(days=1, seconds=1)
+        await here.forget_events()
+        assert await there.claim_event("e:1")
+    else:  # one process owns a SQLite file: whatever it gets is its own
+        assert list(firsts) == [True, True]

@@ -567,3 +567,14 @@ async def test_a_killed_leader_leaves_its_job_to_another_process(postgres_url: s
             leader.kill()
             await leader.wait()
         await store.close()
+
+
+async def test_an_event_is_claimed_once_until_it_is_forgotten(store: Store) -> None:
+    async with store.transaction() as session:
+        assert await session.claim_event("discord:1", START)
+        assert not await session.claim_event("discord:1", START + timedelta(seconds=1))
+        assert await session.claim_event("discord:2", START + timedelta(hours=2))
+    async with store.transaction() as session:
+        await session.forget_events(START + timedelta(hours=1))
+        assert await session.claim_event("discord:1", START + timedelta(hours=3))
+        assert not await session.claim_event("discord:2", START + timedelta(hours=3))
