@@ -10,9 +10,10 @@ interactions that failed, Discord rules broken, errors in the bot's log), lost m
 stored in the database compared with those answered), and the bot process's peak memory
 (VmHWM, reported by the child as it exits).
 
-With ``--db postgresql://...`` the same load runs twice, on a SQLite file and then on that
-PostgreSQL database (in a schema of its own, dropped afterwards), and the figures are printed
-side by side.
+With ``--db postgresql://...`` the same load runs twice, on a SQLite file with one bot process,
+then on that PostgreSQL database (in a schema of its own, dropped afterwards) with
+``--processes`` bot processes (default 2) on disjoint shards, the games spread over guilds of
+each shard; the figures are printed side by side.
 
 Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]
 [--db postgresql://user:password@host/db]``.
@@ -34,6 +35,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -53,7 +55,9 @@ PEAK_MARK = "bot peak rss kB: "
 # -- the bot process -----------------------------------------------------------------------------
 
 
-def serve(base_url: str, gateway_url: str, token: str, db_path: str) -> None:
+def serve(
+    base_url: str, gateway_url: str, token: str, db_path: str, shard: str = "", count: str = ""
+) -> None:
     """The bot, in this (child) process, connected to the emulator at ``base_url``."""
     import logging
 
@@ -66,7 +70,8 @@ def serve(base_url: str, gateway_url: str, token: str, db_path: str) -> None:
     logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
     discord.http.Route.BASE = f"{base_url}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
-    bot = create_bot(db_path, sync=True, guild_ready_timeout=0.05)
+    sharding = {"shard_count": int(count), "shard_ids": [int(shard)]} if count else {}
+    bot = create_bot(db_path, sync=True, guild_ready_timeout=0.05, **sharding)
 
     async def main() -> None:
         loop = asyncio.get_running_loop()
@@ -145,13 +150,21 @@ def quiet_move(game: engine.Game, rng: random.Random) -> engine.Move:
 
 
 async def play(
-    fake: object, number: int, plies: int, think: float, tally: Tally, rng: random.Random
+    fake: object,
+    guilds: list[Any],
+    number: int,
+    plies: int,
+    think: float,
+    tally: Tally,
+    rng: random.Random,
 ) -> None:
     from tests.fake_discord import FakeDiscord
 
     assert isinstance(fake, FakeDiscord)
-    channel = fake.add_channel(f"game-{number}")
-    attacker, defender = fake.add_user(f"a{number}"), fake.add_user(f"d{number}")
+    guild = guilds[number % len(guilds)]
+    channel = fake.add_channel(f"game-{number}", guild=guild)
+    attacker = fake.add_user(f"a{number}", guild=guild)
+    defender = fake.add_user(f"d{number}", guild=guild)
     challenge = await attacker.slash(
         "tafl challenge", channel=channel, opponent=defender, side="attackers"
     )
@@ -212,58 +225,84 @@ class Result:
     ok: bool
 
 
-async def run_once(args: argparse.Namespace, db: str, workdir: Path) -> Result:
-    """The load on the bot on ``db``; prints the figures and returns them."""
+def guilds_by_shard(fake: Any, count: int) -> list[Any]:
+    """One guild on each of ``count`` shards (Discord's ``(guild_id >> 22) % count``), the
+    emulator's default guild first."""
+    found = {(fake.guild.id >> 22) % count: fake.guild}
+    while len(found) < count:
+        guild = fake.add_guild(f"guild-{len(found)}")
+        found.setdefault((guild.id >> 22) % count, guild)
+        time.sleep(0.001)  # the next snowflake's timestamp picks the shard
+    return [found[shard] for shard in range(count)]
+
+
+async def run_once(args: argparse.Namespace, db: str, workdir: Path, processes: int = 1) -> Result:
+    """The load on ``processes`` bot processes on ``db`` (each on its own shard, if more than
+    one); prints the figures and returns them."""
     from tests.fake_discord import FakeDiscord
 
     rng = random.Random(args.random_seed)
     seconds = await seed(db, args.seed, rng)
     print(f"seeded {args.seed} finished games through the service in {seconds:.1f} s")
 
-    log_path = workdir / "bot.log"
+    log_paths = [workdir / f"bot-{number}.log" for number in range(processes)]
     async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
-        with log_path.open("w") as log:
-            child = subprocess.Popen(
-                [
-                    sys.executable,
-                    __file__,
-                    "--serve",
-                    fake.base_url,
-                    fake.server.gateway_url,
-                    fake.token,
-                    db,
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=ROOT,
-            )
+        guilds = guilds_by_shard(fake, processes)
+        children = []
+        for number, log_path in enumerate(log_paths):
+            shard = [str(number), str(processes)] if processes > 1 else []
+            with log_path.open("w") as log:
+                children.append(
+                    subprocess.Popen(
+                        [
+                            sys.executable,
+                            __file__,
+                            "--serve",
+                            fake.base_url,
+                            fake.server.gateway_url,
+                            fake.token,
+                            db,
+                            *shard,
+                        ],
+                        stdout=log,
+                        stderr=subprocess.STDOUT,
+                        cwd=ROOT,
+                    )
+                )
         try:
             await fake.wait_for(
-                lambda: bool(fake.sessions) and bool(fake.commands()), timeout=60, what="bot up"
+                lambda: len(fake.sessions) == processes and bool(fake.commands()),
+                timeout=60,
+                what="bots up",
             )
-            probe = fake.add_user("probe")
-            await (await probe.slash("tafl variants")).result()
+            for number, guild in enumerate(guilds):
+                probe = fake.add_user(f"probe-{number}", guild=guild)
+                await (await probe.slash("tafl variants", channel=fake.add_channel(
+                    "probe", guild=guild))).result()  # fmt: skip
 
             tally = Tally()
             started = time.perf_counter()
             await asyncio.gather(
                 *(
-                    play(fake, n, args.plies, args.think, tally, random.Random(rng.random()))
+                    play(fake, guilds, n, args.plies, args.think, tally,
+                         random.Random(rng.random()))
                     for n in range(args.games)
                 )
-            )
+            )  # fmt: skip
             elapsed = time.perf_counter() - started
             violations = [str(v) for v in fake.take_violations()]
         finally:
-            child.send_signal(15)
-            try:
-                child.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-    log_lines = log_path.read_text().splitlines()
+            for child in children:
+                child.send_signal(15)
+            for child in children:
+                try:
+                    child.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+    log_lines = [line for path in log_paths for line in path.read_text().splitlines()]
     peaks = [int(line.removeprefix(PEAK_MARK)) for line in log_lines if line.startswith(PEAK_MARK)]
-    peak_mb = peaks[-1] / 1024 if peaks else float("nan")
+    peak_mb = max(peaks) / 1024 if len(peaks) == processes else float("nan")
     bot_errors = [line for line in log_lines if "ERROR" in line]
     lost = await lost_moves(db, tally)
 
@@ -273,7 +312,7 @@ async def run_once(args: argparse.Namespace, db: str, workdir: Path) -> Result:
     moves = len(latencies)
     print(
         f"{args.games} games in parallel, {args.plies} plies each, think time "
-        f"{args.think:g} s on average; bot in a subprocess on {shown_target(db)}"
+        f"{args.think:g} s on average; {processes} bot process(es) on {shown_target(db)}"
     )
     print(
         f"/tafl move -> answer with image: median {p50:.0f} ms, p95 {p95:.0f} ms "
@@ -290,7 +329,7 @@ async def run_once(args: argparse.Namespace, db: str, workdir: Path) -> Result:
     for line in lost[:10]:
         print(f"  {line}")
     print(
-        f"bot process peak memory: {peak_mb:.0f} MB (its VmHWM; target < "
+        f"bot process peak memory: {peak_mb:.0f} MB (the largest VmHWM; target < "
         f"{TARGET_MEMORY_MB:.0f} MB) with {args.seed} finished games in the database"
     )
     errors = len(tally.errors) + len(violations) + len(bot_errors)
@@ -345,7 +384,7 @@ async def bench(args: argparse.Namespace) -> int:
     if args.db is not None:
         print()
         async with own_schema(args.db) as url:
-            results["PostgreSQL"] = await run_once(args, url, workdir)
+            results["PostgreSQL"] = await run_once(args, url, workdir, args.processes)
     ok = all(r.ok for r in results.values())
     if len(results) == 2:
         ok = side_by_side(results) and ok
@@ -358,7 +397,7 @@ async def bench(args: argparse.Namespace) -> int:
 
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--serve":
-        serve(*sys.argv[2:6])
+        serve(*sys.argv[2:])
         return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50, help="games played at once")
@@ -377,6 +416,12 @@ def main() -> int:
         "--db",
         metavar="URL",
         help="also run on this PostgreSQL database (postgresql://...) and compare with SQLite",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=2,
+        help="bot processes on PostgreSQL, each on its own shard (default: 2)",
     )
     args = parser.parse_args()
     if args.db is not None and not is_url(args.db):
