@@ -19,7 +19,6 @@ import argparse
 import asyncio
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -35,50 +34,10 @@ import engine  # noqa: E402
 from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.storage import Store  # noqa: E402
+from tests.fake_discord.bot_process import PEAK_MARK, start_bot_process  # noqa: E402
 
 TARGET_P95_MS = 250.0
 TARGET_MEMORY_MB = 200.0
-PEAK_MARK = "bot peak rss kB: "
-
-
-# -- the bot process -----------------------------------------------------------------------------
-
-
-def serve(base_url: str, gateway_url: str, token: str, db_path: str) -> None:
-    """The bot, in this (child) process, connected to the emulator at ``base_url``."""
-    import logging
-
-    import discord.gateway
-    import discord.http
-    import yarl
-
-    from bot.discord import create_bot
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    discord.http.Route.BASE = f"{base_url}/api/v10"
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
-    bot = create_bot(db_path, sync=True, guild_ready_timeout=0.05)
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        loop.add_signal_handler(15, stop.set)  # SIGTERM: close cleanly
-        async with bot:
-            runner = asyncio.create_task(bot.start(token))
-            await stop.wait()
-            await bot.close()
-            await asyncio.gather(runner, return_exceptions=True)
-
-    asyncio.run(main())
-    print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
-
-
-def peak_rss_kb() -> int:
-    """This process's peak resident memory (VmHWM: its own pages since exec, in kB)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 # -- seeding -------------------------------------------------------------------------------------
@@ -201,20 +160,7 @@ async def bench(args: argparse.Namespace) -> int:
     log_path = workdir / "bot.log"
     async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
         with log_path.open("w") as log:
-            child = subprocess.Popen(
-                [
-                    sys.executable,
-                    __file__,
-                    "--serve",
-                    fake.base_url,
-                    fake.server.gateway_url,
-                    fake.token,
-                    db_path,
-                ],
-                stdout=log,
-                stderr=subprocess.STDOUT,
-                cwd=ROOT,
-            )
+            child = start_bot_process(fake, db_path, log)
         try:
             await fake.wait_for(
                 lambda: bool(fake.sessions) and bool(fake.commands()), timeout=60, what="bot up"
@@ -285,9 +231,6 @@ async def bench(args: argparse.Namespace) -> int:
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
-        serve(*sys.argv[2:6])
-        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50, help="games played at once")
     parser.add_argument("--plies", type=int, default=20, help="moves per game")

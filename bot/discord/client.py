@@ -214,8 +214,9 @@ class TaflBot(commands.Bot):
         await self.wait_until_ready()
         cog = self.get_cog("TaflCog")
         if isinstance(cog, TaflCog):
-            await cog.post_pending()
-            await cog.resume_ai_games()
+            posted = await cog.post_pending()
+            resumed = await cog.resume_ai_games()
+            log.info("caught up: %d pending posts posted, %d AI turns played", posted, resumed)
 
     # -- expired challenges -----------------------------------------------------------------------
 

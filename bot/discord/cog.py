@@ -415,18 +415,21 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 continue
             try:
                 user = await self.bot.fetch_user(user_id)
-                await user.send(text)
+                await user.send(**Outgoing(content=text).send_kwargs())
             except discord.HTTPException:
                 log.warning("could not send a direct message to %s", player.id)
 
-    async def resume_ai_games(self) -> None:
+    async def resume_ai_games(self) -> int:
         """Play the AI's turn in every game that waits for it (a restart came between a
-        player's move and the AI's answer), posting in the game's channel."""
+        player's move and the AI's answer), posting in the game's channel; returns how many."""
+        played = 0
         for state in await self.service.games_awaiting_ai():
             channel_id = present.discord_id(state.channel.id)
             if channel_id is None:
                 continue  # a game of another adapter
             try:
                 await self.play_ai(ChannelPost(self.bot.get_partial_messageable(channel_id)), state)
+                played += 1
             except Exception:
                 log.exception("could not play the AI's turn in game #%s", state.id)
+        return played
