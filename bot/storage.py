@@ -470,7 +470,7 @@ class Session:
             "SELECT game_id, kind, ply, announcements.created_at, attempts FROM announcements"
             " JOIN games ON games.id = announcements.game_id"
             " WHERE posted_at IS NULL AND substr(games.channel, 1, length(?)) = ?"
-            " AND announcements.created_at < ?"
+            " AND announcements.created_at <= ?"
             " AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
             " ORDER BY announcements.id LIMIT ?",
             (channel_prefix, channel_prefix, _time_text(created_before), _time_text(now), limit),
