@@ -10,7 +10,13 @@ interactions that failed, Discord rules broken, errors in the bot's log), lost m
 stored in the database compared with those answered), and the bot process's peak memory
 (VmHWM, reported by the child as it exits).
 
-Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]``.
+With ``--ai-games K[,K...]`` it measures responsiveness instead: K people play the AI (each
+answering the AI's move at once, so the AI is always thinking) while ``--games`` pairs of
+people play each other in other channels; it runs once per K, with no AI games first, and
+prints both groups' latencies side by side, with the longest the bot's event loop was held up.
+
+Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]``,
+or ``python bench/bot.py --ai-games 0,6,20 --games 2 --plies 30 --think 0.5``.
 """
 
 from __future__ import annotations
@@ -34,10 +40,17 @@ import engine  # noqa: E402
 from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.storage import Store  # noqa: E402
-from tests.fake_discord.bot_process import PEAK_MARK, start_bot_process  # noqa: E402
+from tests.fake_discord.bot_process import (  # noqa: E402
+    PEAK_MARK,
+    STALL_MARK,
+    start_bot_process,
+)
 
 TARGET_P95_MS = 250.0
 TARGET_MEMORY_MB = 200.0
+TARGET_LOADED_P95_MS = 300.0
+"""With AI games running: the people's p95 at most this, and at most 4x (+100 ms) the p95
+without AI games."""
 
 
 # -- seeding -------------------------------------------------------------------------------------
@@ -79,6 +92,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     answered: dict[int, list[str]] = field(default_factory=dict)
     """Channel id -> the moves the bot answered with a board, in order."""
+    ai_latencies: list[float] = field(default_factory=list)
+    """From a move against the AI to the AI's answer."""
 
 
 def quiet_move(game: engine.Game, rng: random.Random) -> engine.Move:
@@ -130,6 +145,42 @@ async def play(
         game.push(move)
 
 
+async def play_the_ai(
+    fake: object, number: int, stop: asyncio.Event, tally: Tally, rng: random.Random
+) -> None:
+    """A person playing the AI (Copenhagen, as the attackers) and answering each of its moves
+    at once, game after game, until ``stop`` is set."""
+    from tests.fake_discord import FakeDiscord
+
+    assert isinstance(fake, FakeDiscord)
+    channel = fake.add_channel(f"ai-{number}")
+    user = fake.add_user(f"ai-player-{number}")
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        challenge = await user.slash(
+            "tafl challenge", channel=channel, opponent=fake.bot_user, side="attackers"
+        )
+        await challenge.result(timeout=30)
+        game = engine.Game("copenhagen")
+        while not stop.is_set() and game.outcome is None:
+            move = quiet_move(game, rng)
+            game.push(move)
+            try:
+                reply = await user.slash("tafl move", channel=channel, move=str(move), wait=False)
+                await reply.result(timeout=30)
+                answer = await reply.followup(0, timeout=60)
+            except AssertionError as error:
+                tally.errors.append(f"AI game {number}: {error}")
+                return
+            tally.ai_latencies.append(loop.time() - reply.record.created)
+            title = (answer.embed or {}).get("title", "")
+            if " played " not in title:
+                break  # the game is over
+            game.play(title.rsplit(" played ", 1)[1])
+        if game.outcome is None and not stop.is_set():
+            await (await user.slash("tafl resign", channel=channel)).result(timeout=30)
+
+
 async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     """Differences between the stored games and the moves the bot answered."""
     store = await Store.open(db_path)
@@ -148,10 +199,41 @@ async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     return problems
 
 
-async def bench(args: argparse.Namespace) -> int:
+@dataclass
+class Run:
+    """What one run of the bot measured."""
+
+    ai_games: int
+    tally: Tally
+    elapsed: float
+    problems: list[str]
+    """Refusals, failed interactions, Discord rules broken, errors in the bot's log."""
+    lost: list[str]
+    peak_mb: float
+    stall_ms: float
+
+    def people(self) -> tuple[float, float, float]:
+        """The people's /tafl move round trip: p50, p95, max in ms."""
+        return percentiles(self.tally.latencies)
+
+    def ai(self) -> tuple[float, float, float]:
+        """From a move against the AI to its answer: p50, p95, max in ms."""
+        return percentiles(self.tally.ai_latencies)
+
+
+def percentiles(seconds: list[float]) -> tuple[float, float, float]:
+    if not seconds:
+        return (float("nan"),) * 3
+    ordered = sorted(seconds)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    return statistics.median(ordered) * 1000, p95 * 1000, ordered[-1] * 1000
+
+
+async def run_bot(args: argparse.Namespace, ai_games: int, rng: random.Random) -> Run:
+    """A fresh database and bot process; ``args.games`` pairs play while ``ai_games`` people
+    play the AI."""
     from tests.fake_discord import FakeDiscord
 
-    rng = random.Random(args.random_seed)
     workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
     db_path = str(workdir / "bench.sqlite3")
     seconds = await seed(db_path, args.seed, rng)
@@ -160,15 +242,22 @@ async def bench(args: argparse.Namespace) -> int:
     log_path = workdir / "bot.log"
     async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
         with log_path.open("w") as log:
-            child = start_bot_process(fake, db_path, log)
+            child = start_bot_process(fake, db_path, log, "--ai-time", str(args.ai_time))
         try:
             await fake.wait_for(
-                lambda: bool(fake.sessions) and bool(fake.commands()), timeout=60, what="bot up"
+                lambda: "caught up" in log_path.read_text(), timeout=60, what="bot up"
             )
             probe = fake.add_user("probe")
             await (await probe.slash("tafl variants")).result()
 
             tally = Tally()
+            stop = asyncio.Event()
+            against_ai = [
+                asyncio.create_task(play_the_ai(fake, n, stop, tally, random.Random(n)))
+                for n in range(ai_games)
+            ]
+            if against_ai:
+                await asyncio.sleep(args.ai_time)  # the AI games under way first
             started = time.perf_counter()
             await asyncio.gather(
                 *(
@@ -177,6 +266,8 @@ async def bench(args: argparse.Namespace) -> int:
                 )
             )
             elapsed = time.perf_counter() - started
+            stop.set()
+            await asyncio.gather(*against_ai)
             violations = [str(v) for v in fake.take_violations()]
         finally:
             child.send_signal(15)
@@ -187,46 +278,96 @@ async def bench(args: argparse.Namespace) -> int:
                 child.wait()
     log_lines = log_path.read_text().splitlines()
     peaks = [int(line.removeprefix(PEAK_MARK)) for line in log_lines if line.startswith(PEAK_MARK)]
-    peak_mb = peaks[-1] / 1024 if peaks else float("nan")
+    stalls = [float(line.removeprefix(STALL_MARK)) for line in log_lines if STALL_MARK in line]
     bot_errors = [line for line in log_lines if "ERROR" in line]
-    lost = await lost_moves(db_path, tally)
-
-    latencies = sorted(tally.latencies)
-    p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
-    p95 = latencies[int(0.95 * (len(latencies) - 1))] * 1000 if latencies else float("nan")
-    moves = len(latencies)
-    print(
-        f"{args.games} games in parallel, {args.plies} plies each, think time "
-        f"{args.think:g} s on average; bot in a subprocess"
+    run = Run(
+        ai_games=ai_games,
+        tally=tally,
+        elapsed=elapsed,
+        problems=tally.errors + violations + bot_errors,
+        lost=await lost_moves(db_path, tally),
+        peak_mb=peaks[-1] / 1024 if peaks else float("nan"),
+        stall_ms=stalls[-1] if stalls else float("nan"),
     )
-    print(
-        f"/tafl move -> answer with image: median {p50:.0f} ms, p95 {p95:.0f} ms "
-        f"(target p95 < {TARGET_P95_MS:.0f} ms)"
-    )
-    print(f"moves answered: {moves} in {elapsed:.1f} s = {moves / elapsed:.1f} moves/s")
-    print(
-        f"errors: {len(tally.errors)} in games, {len(violations)} Discord rules broken, "
-        f"{len(bot_errors)} in the bot's log"
-    )
-    for line in (tally.errors + violations + bot_errors)[:10]:
-        print(f"  {line}")
-    print(f"lost moves: {len(lost)} games differ from what was answered")
-    for line in lost[:10]:
-        print(f"  {line}")
-    print(
-        f"bot process peak memory: {peak_mb:.0f} MB (its VmHWM; target < "
-        f"{TARGET_MEMORY_MB:.0f} MB) with {args.seed} finished games in the database"
-    )
-    ok = (
-        p95 < TARGET_P95_MS
-        and not (tally.errors or violations or bot_errors or lost)
-        and peak_mb < TARGET_MEMORY_MB
-    )
-    print("all targets met" if ok else "TARGETS MISSED")
     if not args.keep:
         for path in workdir.iterdir():
             path.unlink()
         workdir.rmdir()
+    return run
+
+
+def report_problems(run: Run) -> bool:
+    """Print the run's problems and lost moves; True if there were none."""
+    print(
+        f"errors: {len(run.problems)} (refusals, failed interactions, Discord rules broken, "
+        f"the bot's log); lost moves: {len(run.lost)} games differ from what was answered"
+    )
+    for line in (run.problems + run.lost)[:10]:
+        print(f"  {line}")
+    return not (run.problems or run.lost)
+
+
+async def bench(args: argparse.Namespace) -> int:
+    rng = random.Random(args.random_seed)
+    if args.ai_games is None:
+        run = await run_bot(args, 0, rng)
+        p50, p95, _ = run.people()
+        moves = len(run.tally.latencies)
+        print(
+            f"{args.games} games in parallel, {args.plies} plies each, think time "
+            f"{args.think:g} s on average; bot in a subprocess"
+        )
+        print(
+            f"/tafl move -> answer with image: median {p50:.0f} ms, p95 {p95:.0f} ms "
+            f"(target p95 < {TARGET_P95_MS:.0f} ms)"
+        )
+        print(f"moves answered: {moves} in {run.elapsed:.1f} s = {moves / run.elapsed:.1f} moves/s")
+        clean = report_problems(run)
+        print(
+            f"bot process peak memory: {run.peak_mb:.0f} MB (its VmHWM; target < "
+            f"{TARGET_MEMORY_MB:.0f} MB) with {args.seed} finished games in the database; "
+            f"longest event loop stall {run.stall_ms:.0f} ms"
+        )
+        ok = p95 < TARGET_P95_MS and clean and run.peak_mb < TARGET_MEMORY_MB
+        print("all targets met" if ok else "TARGETS MISSED")
+        return 0 if ok else 1
+
+    counts = sorted({0, *args.ai_games})
+    runs = []
+    for count in counts:
+        print(f"-- {count} AI games running, {args.games} pairs of people playing each other")
+        runs.append(await run_bot(args, count, rng))
+        report_problems(runs[-1])
+    print(
+        f"\n{args.games} pairs of people ({args.plies} plies each, {args.think:g} s to think on "
+        f"average) while K people play the AI ({args.ai_time:g} s a move), on "
+        f"{os.cpu_count()} cores"
+    )
+    print(
+        "| AI games | people's /tafl move p50 / p95 / max | AI answers p50 / p95 / max "
+        "| AI moves | longest loop stall | bot peak memory |"
+    )
+    print("|---|---|---|---|---|---|")
+    for run in runs:
+        people, ai = run.people(), run.ai()
+        print(
+            f"| {run.ai_games} | {people[0]:.0f} / {people[1]:.0f} / {people[2]:.0f} ms "
+            f"| {ai[0]:.0f} / {ai[1]:.0f} / {ai[2]:.0f} ms | {len(run.tally.ai_latencies)} "
+            f"| {run.stall_ms:.0f} ms | {run.peak_mb:.0f} MB |"
+        )
+    quiet_p95 = runs[0].people()[1]
+    bound = min(TARGET_LOADED_P95_MS, 4 * quiet_p95 + 100)
+    ok = all(not (r.problems or r.lost) for r in runs)
+    for run in runs[1:]:
+        fast = run.people()[1] <= bound
+        moving = len(run.tally.ai_latencies) > 0
+        print(
+            f"{run.ai_games} AI games: people's p95 {run.people()[1]:.0f} ms "
+            f"{'<=' if fast else '>'} {bound:.0f} ms; the AI "
+            f"{'kept moving' if moving else 'STARVED'}"
+        )
+        ok = ok and fast and moving
+    print("all targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1
 
 
@@ -242,6 +383,12 @@ def main() -> int:
         help="mean seconds a player takes to move, drawn from 0 to twice "
         "that (0: at once, a stress test)",
     )
+    parser.add_argument(
+        "--ai-games",
+        type=lambda text: [int(n) for n in text.split(",")],
+        help="people playing the AI meanwhile, e.g. 0,6,20: measures responsiveness",
+    )
+    parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")
     args = parser.parse_args()

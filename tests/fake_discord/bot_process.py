@@ -2,7 +2,8 @@
 `tafl bot` runs it (worker processes, SIGTERM and SIGINT stop it gracefully).
 
 ``python -m tests.fake_discord.bot_process BASE_URL GATEWAY_URL TOKEN DB [--ai-time S]``; as it
-exits it prints its peak memory (``PEAK_MARK`` and kB). ``start_bot_process`` starts one.
+exits it prints its peak memory (``PEAK_MARK`` and kB) and the longest its event loop was held
+up (``STALL_MARK`` and ms). ``start_bot_process`` starts one.
 """
 
 from __future__ import annotations
@@ -14,11 +15,17 @@ import resource
 import subprocess
 import sys
 from pathlib import Path
-from typing import IO
+from typing import IO, TYPE_CHECKING
 
 from tests.fake_discord.driver import FakeDiscord
 
+if TYPE_CHECKING:
+    from bot.discord.client import TaflBot
+
 PEAK_MARK = "bot peak rss kB: "
+STALL_MARK = "bot longest event loop stall ms: "
+TICK = 0.005
+"""Seconds between two looks at the event loop's clock."""
 ROOT = Path(__file__).resolve().parents[2]
 
 
@@ -40,13 +47,41 @@ def peak_rss_kb() -> int:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
+class StallWatch:
+    """How late the event loop wakes a task that sleeps TICK at a time, from the moment the bot
+    is ready until it starts to stop: the longest time any callback held the loop (an AI
+    search, a render, a parse in the loop's interpreter would show here)."""
+
+    def __init__(self) -> None:
+        self.longest = 0.0
+
+    async def run(self, bot: TaflBot) -> None:
+        loop = asyncio.get_running_loop()
+        await bot.wait_until_ready()
+        while not bot.stopping:
+            before = loop.time()
+            await asyncio.sleep(TICK)
+            self.longest = max(self.longest, loop.time() - before - TICK)
+
+
+async def watched(bot: TaflBot, token: str) -> StallWatch:
+    from bot.discord.client import serve
+
+    watch = StallWatch()
+    watching = asyncio.create_task(watch.run(bot))
+    try:
+        await serve(bot, token)
+    finally:
+        watching.cancel()
+    return watch
+
+
 def main(argv: list[str] | None = None) -> int:
     import discord.gateway
     import discord.http
     import yarl
 
     from bot.discord import create_bot
-    from bot.discord.client import serve
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("base_url")
@@ -59,8 +94,9 @@ def main(argv: list[str] | None = None) -> int:
     discord.http.Route.BASE = f"{args.base_url}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway_url)
     bot = create_bot(args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time)
-    asyncio.run(serve(bot, args.token))
+    watch = asyncio.run(watched(bot, args.token))
     print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
+    print(f"{STALL_MARK}{watch.longest * 1000:.1f}", flush=True)
     return 0
 
 
