@@ -264,12 +264,20 @@ class GameService:
             game_id = await db.active_game_id(channel)
         return None if game_id is None else await self._load(game_id)
 
-    async def games_awaiting_ai(self) -> list[GameState]:
-        """The active games in which it is the AI's turn (after a restart, say), oldest first."""
+    async def games_awaiting_ai(self, idle: timedelta = timedelta(0)) -> list[GameState]:
+        """The active games in which it is the AI's turn and nothing has happened for ``idle``
+        or longer (a restart, or a failed search, left them so), oldest first."""
         async with self._store.reading() as db:
             game_ids = await db.games_waiting_for(AI_PLAYER.id)
         games = [await self._load(game_id) for game_id in game_ids]
-        return [g for g in games if g is not None and g.player_to_move() == AI_PLAYER]
+        now = self._clock()
+        return [
+            g
+            for g in games
+            if g is not None
+            and g.player_to_move() == AI_PLAYER
+            and (not idle or now - g.updated_at >= idle)
+        ]
 
     async def get_game(self, game_id: int) -> GameState:
         """Any game by id, being played or finished. NoGameHere if there is none."""

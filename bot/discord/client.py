@@ -30,8 +30,8 @@ log = logging.getLogger(__name__)
 SWEEP_INTERVAL = 60.0
 """Seconds between two sweeps (expired challenges, posts still pending)."""
 SETTLED = timedelta(seconds=30)
-"""How old a pending post must be before a sweep posts it (younger ones are being posted by the
-interaction that made them)."""
+"""How old a pending post, or an AI turn, must be before a sweep takes it up (younger ones are
+the business of the interaction that made them)."""
 STOP_GRACE = 5.0
 """Seconds a stopping bot lets the interactions under way finish."""
 OWNER_WAIT = 30.0
@@ -234,11 +234,13 @@ class TaflBot(commands.Bot):
                 log.exception("the sweep failed; trying again later")
 
     async def sweep(self) -> None:
-        """Expire overdue challenges; post what is still pending (a refused post, say)."""
+        """Expire overdue challenges; post what is still pending (a refused post, say); let
+        the AI move where it has been left to move (a failed search, say)."""
         await self.sweep_challenges()
         cog = self.get_cog("TaflCog")
         if isinstance(cog, TaflCog):
             await cog.post_pending(SETTLED)
+            await cog.resume_ai_games(SETTLED)
 
     async def sweep_challenges(self) -> list[Challenge]:
         """Expire overdue challenges and mark the messages that show them."""

@@ -419,11 +419,12 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             except discord.HTTPException:
                 log.warning("could not send a direct message to %s", player.id)
 
-    async def resume_ai_games(self) -> int:
-        """Play the AI's turn in every game that waits for it (a restart came between a
-        player's move and the AI's answer), posting in the game's channel; returns how many."""
+    async def resume_ai_games(self, idle: timedelta = timedelta(0)) -> int:
+        """Play the AI's turn in every game that has waited for it for ``idle`` or longer (a
+        restart came between a player's move and the AI's answer, or a search failed), posting
+        in the game's channel; returns how many."""
         played = 0
-        for state in await self.service.games_awaiting_ai():
+        for state in await self.service.games_awaiting_ai(idle):
             channel_id = present.discord_id(state.channel.id)
             if channel_id is None:
                 continue  # a game of another adapter

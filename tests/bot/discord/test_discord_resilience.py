@@ -27,12 +27,14 @@ def boards(messages: list[Message]) -> list[Message]:
     return [m for m in messages if any(f.filename == "board.png" for f in m.files)]
 
 
-async def ai_game_left_to_the_ai(fake: FakeDiscord, db_path: Path, alice: User) -> GameService:
+async def ai_game_left_to_the_ai(
+    fake: FakeDiscord, db_path: Path, alice: User, clock: FakeClock | None = None
+) -> GameService:
     """Brandubh, the AI (attackers) to move first: what a restart leaves for the AI to answer."""
     store = await Store.open(db_path)
     alice_player = Player(f"discord:{alice.id}", alice.name)
     players = {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice_player}
-    service = GameService(store)
+    service = GameService(store) if clock is None else GameService(store, clock)
     await service.start_game(channel_of(fake), players, "brandubh")
     await store.close()
     return service
@@ -68,8 +70,8 @@ async def test_a_refused_post_is_logged_told_privately_and_posted_later(
     alice: User,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    await ai_game_left_to_the_ai(fake, db_path, alice)
     clock = FakeClock()
+    await ai_game_left_to_the_ai(fake, db_path, alice, clock)
     fake.fail_next("POST", CHANNEL_POSTS, status=403)
     with caplog.at_level(logging.ERROR, logger="bot.discord.cog"):
         async with run_bot(clock=clock, sweep_interval=0.05) as bot:
@@ -169,3 +171,19 @@ async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
     assert state is not None and len(state.game.history) == 3
     assert await service.pending_announcements("discord:") == []
     await store.close()
+
+
+async def test_the_sweep_lets_the_ai_move_where_it_was_left_to_move(
+    fake: FakeDiscord, run_bot: RunBot, db_path: Path, alice: User
+) -> None:
+    clock = FakeClock()
+    async with run_bot(clock=clock, sweep_interval=0.05):
+        await asyncio.sleep(0.3)  # the start-up catch-up is over
+        await ai_game_left_to_the_ai(fake, db_path, alice, clock)  # behind the bot's back
+        await asyncio.sleep(0.3)
+        assert boards(fake.channel.messages) == []  # not yet: it may be an interaction's
+        clock.advance(seconds=31)
+        posted = await fake.channel.wait_for_message(lambda m: bool(m.files))
+        assert "Tafl AI (attackers) played" in embed_of(posted)["title"]
+        await asyncio.sleep(0.2)
+    assert len(boards(fake.channel.messages)) == 1
