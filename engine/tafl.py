@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any
 
 from engine.board import Geometry, geometry, squares_of
+from engine.errors import shorten
 from engine.game import Game
 from engine.opentafl import parse_position
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
@@ -208,7 +209,7 @@ def _square(name: str, size: int, what: str) -> Square:
     try:
         return parse_square(name, size)
     except ValueError as error:
-        raise ValueError(f"the {what} square {name!r} is not valid: {error}") from None
+        raise ValueError(f"the {what} square {shorten(name)!r} is not valid: {error}") from None
 
 
 class TaflGame(Game):
