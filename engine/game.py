@@ -242,6 +242,11 @@ class Game:
         """The outcome the ply just played brings about, if any (turn already switched)."""
         raise NotImplementedError
 
+    def standing_outcome(self) -> Outcome | None:
+        """The outcome the position shows as it stands, whoever moved last: how a game from it
+        would be over before anyone moved (a start position is checked with it)."""
+        raise NotImplementedError
+
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         """What a third occurrence of the position reached by ``mover``'s move does."""
         raise NotImplementedError

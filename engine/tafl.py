@@ -421,6 +421,20 @@ class TaflGame(Game):
             return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
         return None
 
+    def standing_outcome(self) -> Outcome | None:
+        if self._king_escaped():
+            return Outcome(DEFENDERS, Reason.KING_ESCAPED)
+        if self.rules.exit_fort and self._exit_fort():
+            return Outcome(DEFENDERS, Reason.EXIT_FORT)
+        hammers = self._geo.neighbours[self._king] & self._att
+        if any(self._king_captured(hammer) for hammer in squares_of(hammers)):
+            return Outcome(ATTACKERS, Reason.KING_CAPTURED)
+        if self.rules.encirclement and self._encircled():
+            return Outcome(ATTACKERS, Reason.ENCIRCLED)
+        if not self._can_move(self.turn):
+            return Outcome(self.turn.opponent, Reason.NO_LEGAL_MOVES)
+        return None
+
     def _king_escaped(self) -> bool:
         """The king stands on an escape square (a corner, or the edge in edge-escape rules)."""
         return bool(self._tables.escape >> self._king & 1)
