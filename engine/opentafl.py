@@ -66,12 +66,14 @@ def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
     pieces: dict[Square, Piece] = {}
     for rank, row in enumerate(ranks):
         file = 0
-        for token in _RANK_TOKEN.findall(row):
+        for match in _RANK_TOKEN.finditer(row):
+            token = match[0]
+            if file > size or (token.isdigit() and len(token) > len(str(MAX_SIZE)) + 1):
+                raise ValueError(
+                    f"rank {rank + 1} ({shorten(row)!r}) has more than {size} squares; "
+                    f"expected {size}"
+                )
             if token.isdigit():
-                if len(token) > len(str(size)):
-                    raise ValueError(
-                        f"rank {rank + 1}: {shorten(token)} empty squares is more than a rank has"
-                    )
                 file += int(token)
                 continue
             if token not in letters:
