@@ -129,7 +129,7 @@ class GameService:
         ChannelBusy if a game is being played there; ValueError for an unknown variant or side;
         ServiceError for a challenge to oneself.
         """
-        game = engine.Game(variant)
+        game = engine.new_game(variant)
         side = _side_wish(game, side)
         if opponent is not None and opponent.id == challenger.id:
             raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
@@ -245,7 +245,7 @@ class GameService:
         self, channel: Channel, players: dict[Side, Player], variant: str = "copenhagen"
     ) -> GameState:
         """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides."""
-        game = engine.Game(variant)
+        game = engine.new_game(variant)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
             given = ", ".join(sorted(players)) or "none"

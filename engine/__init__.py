@@ -3,6 +3,7 @@
 from engine.errors import AmbiguousMoveError, IllegalMoveError, NotationError
 from engine.game import Game, VariantRules
 from engine.halatafl import HalataflGame, HalataflRules
+from engine.playable import new_game, playable_problem
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
 from engine.tafl import TaflGame
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
@@ -31,6 +32,8 @@ __all__ = [
     "TaflGame",
     "ThroneStop",
     "VariantRules",
+    "new_game",
+    "playable_problem",
     "resolve_rules",
     "square_name",
 ]

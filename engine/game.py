@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from typing import Any, ClassVar, Protocol
 
-from engine.errors import AmbiguousMoveError, IllegalMoveError
+from engine.errors import AmbiguousMoveError, IllegalMoveError, shorten
 from engine.notation import parse_move_text
 from engine.opentafl import format_position
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
@@ -78,7 +78,12 @@ class Game:
     def from_position(cls, variant: Any, position: str, turn: str | Side) -> Game:
         """A game of ``variant`` starting from an OTN ``position`` with ``turn`` to move."""
         game = cls(variant)
-        game._set_position(position, Side(turn))
+        try:
+            side = Side(turn)
+        except ValueError:
+            sides = f"{game._first} or {game._second}"
+            raise ValueError(f"the side to move is {sides}, not {shorten(str(turn))!r}") from None
+        game._set_position(position, side)
         return game
 
     def _set_position(self, position: str, turn: Side) -> None:
@@ -235,6 +240,11 @@ class Game:
 
     def _ending(self, ply: Ply) -> Outcome | None:
         """The outcome the ply just played brings about, if any (turn already switched)."""
+        raise NotImplementedError
+
+    def standing_outcome(self) -> Outcome | None:
+        """The outcome the position shows as it stands, whoever moved last: how a game from it
+        would be over before anyone moved (a start position is checked with it)."""
         raise NotImplementedError
 
     def _repetition_outcome(self, mover: Side) -> Outcome | None:

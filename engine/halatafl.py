@@ -153,6 +153,14 @@ class HalataflGame(Game):
             return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
         return None
 
+    def standing_outcome(self) -> Outcome | None:
+        for side in (self.turn, self.turn.opponent):
+            if self._boards[side].bit_count() < MIN_PIECES:
+                return Outcome(side.opponent, Reason.TOO_FEW_PIECES)
+        if not self._can_move(self.turn):
+            return Outcome(self.turn.opponent, Reason.NO_LEGAL_MOVES)
+        return None
+
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         return Outcome(None, Reason.REPETITION)
 

@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from engine.errors import shorten
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
 from engine.types import Piece, Side, Square, parse_square, square_name
 
@@ -57,7 +58,7 @@ def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
     if len(body) < 2 or not (body.startswith("/") and body.endswith("/")):
         raise ValueError(
             f"a position starts and ends with '/' and lists the ranks from rank 1 up, "
-            f"digits counting empty squares, like /3t3/...; got {text.strip()!r}"
+            f"digits counting empty squares, like /3t3/...; got {shorten(text.strip())!r}"
         )
     ranks = body[1:-1].split("/")
     if len(ranks) != size:
@@ -65,7 +66,13 @@ def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
     pieces: dict[Square, Piece] = {}
     for rank, row in enumerate(ranks):
         file = 0
-        for token in _RANK_TOKEN.findall(row):
+        for match in _RANK_TOKEN.finditer(row):
+            token = match[0]
+            if file > size or (token.isdigit() and len(token) > len(str(MAX_SIZE)) + 1):
+                raise ValueError(
+                    f"rank {rank + 1} ({shorten(row)!r}) has more than {size} squares; "
+                    f"expected {size}"
+                )
             if token.isdigit():
                 file += int(token)
                 continue
@@ -78,7 +85,9 @@ def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
                 pieces[rank * size + file] = Piece(token)
             file += 1
         if file != size:
-            raise ValueError(f"rank {rank + 1} ({row!r}) has {file} squares; expected {size}")
+            raise ValueError(
+                f"rank {rank + 1} ({shorten(row)!r}) has {file} squares; expected {size}"
+            )
     return pieces
 
 
@@ -273,8 +282,9 @@ def _write_king_armed(rules: Rules) -> str:
 
 
 def _squares(value: str, size: int) -> list[str]:
+    """The squares a comma-separated list names, each once (``a1,g7,``)."""
     names = []
-    for part in value.split(","):
+    for part in dict.fromkeys(value.split(",")):
         if part.strip():
             try:
                 names.append(square_name(parse_square(part, size), size))
@@ -401,7 +411,7 @@ def rules_from_opentafl(text: str) -> Rules:
         try:
             fields.update(key.read(value, size))
         except _KeyError as error:
-            raise ValueError(f"{key.name}:{value}: {error}") from None
+            raise ValueError(f"{key.name}:{shorten(value)}: {error}") from None
     empty_extra = _sides(entries.get("cenhe", _BY_NAME["cenhe"].default))
     fields["empty_throne_hostile_to"] = fields["occupied_throne_hostile_to"] | empty_extra
     if fields["escape"] is Escape.CORNERS and not fields["corners"]:
@@ -438,11 +448,13 @@ def _entries(text: str) -> dict[str, str]:
     for token in text.split():
         key, colon, value = token.partition(":")
         if not colon:
-            raise ValueError(f"{token!r} is not a rules entry; entries look like key:value")
+            raise ValueError(
+                f"{shorten(token)!r} is not a rules entry; entries look like key:value"
+            )
         if key in entries:
-            raise ValueError(f"{key}: is given twice")
+            raise ValueError(f"{shorten(key)}: is given twice")
         if key not in _BY_NAME and key not in _SPECIAL:
-            raise ValueError(f"{key}: is not an OpenTafl rules key this engine knows")
+            raise ValueError(f"{shorten(key)}: is not an OpenTafl rules key this engine knows")
         entries[key] = value
     for required in ("dim", "start"):
         if required not in entries:
@@ -452,9 +464,13 @@ def _entries(text: str) -> dict[str, str]:
 
 def _read_size(entries: dict[str, str]) -> int:
     value = entries["dim"]
-    if not value.isdigit() or not MIN_SIZE <= int(value) <= MAX_SIZE:
+    if not (
+        value.isdecimal()
+        and len(value) <= len(str(MAX_SIZE))
+        and MIN_SIZE <= int(value) <= MAX_SIZE
+    ):
         raise ValueError(
-            f"dim:{value}: the board size must be a number from {MIN_SIZE} to {MAX_SIZE}"
+            f"dim:{shorten(value)}: the board size must be a number from {MIN_SIZE} to {MAX_SIZE}"
         )
     return int(value)
 

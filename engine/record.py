@@ -25,12 +25,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.errors import IllegalMoveError, NotationError
+from engine.errors import IllegalMoveError, NotationError, shorten
 from engine.game import Game
 from engine.types import Outcome, Ply, Reason, Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z][\w-]*):(?P<value>[^\]\n]*)\]$")
-_COMMENT = re.compile(r"\[[^\]]*\]")
 _MOVE_NUMBER = re.compile(r"^\d+\.")
 _PIECE_PREFIX = re.compile(r"^[tcnkTCNK](?=[a-z]\d)")
 _RESIGNATION = "---"
@@ -84,10 +83,10 @@ def game_from_record(text: str) -> Game:
             game = Game(tags["rules"])
     except ValueError as error:
         raise RecordError(f"the record's rules or position cannot be used: {error}") from None
-    tokens = [t for t in _COMMENT.sub(" ", movetext).split() if not _MOVE_NUMBER.fullmatch(t)]
+    tokens = [t for t in _without_comments(movetext).split() if not _MOVE_NUMBER.fullmatch(t)]
     for index, raw in enumerate(tokens):
         token = _MOVE_NUMBER.sub("", raw)
-        where = f"move {index // 2 + 1} ({game.turn}: {token})"
+        where = f"move {index // 2 + 1} ({game.turn}: {shorten(token)})"
         if token == _RESIGNATION:
             if index != len(tokens) - 1:
                 raise RecordError(f"{where}: moves follow a resignation")
@@ -133,6 +132,20 @@ def _our_move_text(token: str) -> str:
     return token.replace("/", "x")
 
 
+def _without_comments(movetext: str) -> str:
+    """The move text with each ``[comment]`` made a space (a ``[`` never closed stays)."""
+    parts = []
+    at = 0
+    while (opening := movetext.find("[", at)) != -1:
+        closing = movetext.find("]", opening)
+        if closing == -1:
+            break
+        parts += [movetext[at:opening], " "]
+        at = closing + 1
+    parts.append(movetext[at:])
+    return "".join(parts)
+
+
 def _split_record(text: str) -> tuple[dict[str, str], str]:
     """The tags at the head of a record, and the move text after them."""
     lines = text.strip().splitlines()
@@ -170,12 +183,14 @@ def _settle_outcome(game: Game, tags: Mapping[str, str]) -> None:
 def _stated_outcome(tags: Mapping[str, str]) -> Outcome | None:
     if "termination" not in tags:
         return None
+    termination, winner = tags["termination"], tags.get("winner", "none")
     try:
-        reason = Reason(tags["termination"])
-        winner = None if tags.get("winner", "none") == "none" else Side(tags["winner"])
-    except ValueError as error:
-        raise RecordError(f"the record's winner or termination tag is wrong: {error}") from None
-    return Outcome(winner, reason)
+        return Outcome(None if winner == "none" else Side(winner), Reason(termination))
+    except ValueError:
+        raise RecordError(
+            f"the record's winner ({shorten(winner)!r}) or termination "
+            f"({shorten(termination)!r}) is not one this engine knows"
+        ) from None
 
 
 def _describe(outcome: Outcome) -> str:
@@ -249,7 +264,9 @@ def parse_data_line(line: str) -> DataGame:
     for number, token in enumerate(tokens, start=1):
         match = _DATA_MOVE.match(token)
         if match is None:
-            raise ValueError(f"ply {number}: {token!r} is not a move like g3-e3 or g3-e3xe2")
+            raise ValueError(
+                f"ply {number}: {shorten(token)!r} is not a move like g3-e3 or g3-e3xe2"
+            )
         caps = frozenset(re.findall(r"[a-z]\d{1,2}", match["caps"]))
         moves.append(DataMove(match["move"], caps))
     try:
@@ -259,7 +276,7 @@ def parse_data_line(line: str) -> DataGame:
         choices = ", ".join(repr(r.value) for r in DataResult)
         raise ValueError(
             f"the counts must be numbers and the result one of {choices}; "
-            f"got {n1!r}, {n2!r}, {result_text!r}"
+            f"got {shorten(n1)!r}, {shorten(n2)!r}, {shorten(result_text)!r}"
         ) from None
     return DataGame(tuple(moves), timeout, result, counts)
 

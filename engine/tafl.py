@@ -22,6 +22,7 @@ from itertools import chain
 from typing import Any
 
 from engine.board import Geometry, geometry, squares_of
+from engine.errors import shorten
 from engine.game import Game
 from engine.opentafl import parse_position
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
@@ -208,7 +209,7 @@ def _square(name: str, size: int, what: str) -> Square:
     try:
         return parse_square(name, size)
     except ValueError as error:
-        raise ValueError(f"the {what} square {name!r} is not valid: {error}") from None
+        raise ValueError(f"the {what} square {shorten(name)!r} is not valid: {error}") from None
 
 
 class TaflGame(Game):
@@ -418,6 +419,20 @@ class TaflGame(Game):
                 return Outcome(ATTACKERS, Reason.ENCIRCLED)
         if not self._can_move(self.turn):
             return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
+        return None
+
+    def standing_outcome(self) -> Outcome | None:
+        if self._king_escaped():
+            return Outcome(DEFENDERS, Reason.KING_ESCAPED)
+        if self.rules.exit_fort and self._exit_fort():
+            return Outcome(DEFENDERS, Reason.EXIT_FORT)
+        hammers = self._geo.neighbours[self._king] & self._att
+        if any(self._king_captured(hammer) for hammer in squares_of(hammers)):
+            return Outcome(ATTACKERS, Reason.KING_CAPTURED)
+        if self.rules.encirclement and self._encircled():
+            return Outcome(ATTACKERS, Reason.ENCIRCLED)
+        if not self._can_move(self.turn):
+            return Outcome(self.turn.opponent, Reason.NO_LEGAL_MOVES)
         return None
 
     def _king_escaped(self) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import shorten
 from engine.game import VariantRules
 from engine.halatafl import HALATAFL, HalataflRules
 from engine.opentafl import rules_from_opentafl
@@ -28,4 +29,4 @@ def resolve_rules(variant: Any) -> VariantRules:
     if ":" in key:
         return rules_from_opentafl(variant)
     choices = ", ".join(VARIANTS)
-    raise ValueError(f"unknown variant {variant.strip()!r}; choose one of: {choices}")
+    raise ValueError(f"unknown variant {shorten(variant.strip())!r}; choose one of: {choices}")

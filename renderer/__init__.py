@@ -6,7 +6,7 @@ Knows Pillow and the engine's types, nothing of Discord.
 from renderer.caption import caption
 from renderer.geometry import Geometry
 from renderer.image import DEFAULT_WIDTH, board_geometry, render, render_image
-from renderer.replay import render_replay
+from renderer.replay import ReplayTooLarge, render_replay
 from renderer.scene import BoardView
 from renderer.theme import CONTRAST, THEMES, WOOD, Theme
 
@@ -17,6 +17,7 @@ __all__ = [
     "WOOD",
     "BoardView",
     "Geometry",
+    "ReplayTooLarge",
     "Theme",
     "board_geometry",
     "caption",

@@ -414,6 +414,15 @@ def test_bad_input_gets_one_line_and_a_non_zero_status(
         assert (clean_environment / name).read_text() == text
 
 
+def test_play_refuses_custom_rules_that_cannot_be_played(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["play", "--variant", "dim:7 start:/K6/7/7/7/7/7/3t3/"]) != 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "tafl: start: the king starts on a1, on a corner, where he has already escaped\n"
+
+
 def test_render_a_position_and_a_record(
     capsys: pytest.CaptureFixture[str], clean_environment: Path
 ) -> None:

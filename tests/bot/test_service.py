@@ -218,6 +218,21 @@ async def test_a_busy_channel_refuses_challenges_and_suggests_a_thread(
     assert (await service.accept(in_thread.id, alice)).channel == thread
 
 
+NO_ATTACKERS = "dim:7 start:/7/7/7/3K3/7/7/7/"
+
+
+async def test_rules_that_cannot_be_played_are_refused_for_challenges_and_games(
+    service: GameService, store: Store, hall: Channel, alice: Player, bob: Player
+) -> None:
+    before = await dump(store)
+    refusal = "start: the attackers have no pieces"
+    with pytest.raises(ValueError, match=refusal):
+        await service.challenge(hall, alice, bob, NO_ATTACKERS)
+    with pytest.raises(ValueError, match=refusal):
+        await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob}, NO_ATTACKERS)
+    assert await dump(store) == before
+
+
 async def test_bad_challenges_are_refused_with_the_choices(
     service: GameService, hall: Channel, alice: Player, bob: Player
 ) -> None:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import random
+
 import engine
 
 
@@ -15,4 +17,21 @@ def played(variant: str, *moves: str) -> engine.Game:
     game = new_game(variant)
     for move in moves:
         game.play(move)
+    return game
+
+
+def unending_game(variant: str, plies: int, seed: int = 1) -> engine.Game:
+    """A game of ``plies`` seeded random legal moves, none of which ends it."""
+    rng = random.Random(seed)
+    game = new_game(variant)
+    while len(game.history) < plies:
+        moves = game.legal_moves()
+        rng.shuffle(moves)
+        for move in moves:
+            game.push(move)
+            if game.outcome is None:
+                break
+            game.undo()
+        else:
+            raise AssertionError(f"every move ends this {variant} game: take another seed")
     return game
