@@ -30,6 +30,7 @@ from bot.models import (
     build_report,
     utc_now,
 )
+from engine.notation import MAX_MOVE_TEXT
 from renderer import THEMES, WOOD
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 
 MAX_RULES_LENGTH = 1000
 """The longest custom rules string /tafl challenge takes (Alea Evangelii's is under 400)."""
+MAX_SQUARE_TEXT = 10
+"""The longest square /tafl board takes (``s19`` on the largest board, with room to spare)."""
 AUTOCOMPLETE_TIMEOUT = 2.0
 """Seconds autocomplete waits for the service before offering nothing."""
 
@@ -135,7 +138,11 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
 
     @app_commands.command(description="Play a move, e.g. d1-d4 (or just the target square)")
     @app_commands.describe(move="From-to squares like d1-d4; pick from the suggestions")
-    async def move(self, interaction: discord.Interaction, move: str) -> None:
+    async def move(
+        self,
+        interaction: discord.Interaction,
+        move: app_commands.Range[str, 1, MAX_MOVE_TEXT],
+    ) -> None:
         reply = Reply.of(interaction)
         player = self.player(interaction.user)
         result = await self.service.move(present.channel_of(interaction), player, move)
@@ -166,7 +173,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     async def board(
         self,
         interaction: discord.Interaction,
-        piece: str | None = None,
+        piece: app_commands.Range[str, 1, MAX_SQUARE_TEXT] | None = None,
         view: str | None = None,
         theme: str = WOOD.name,
     ) -> None:
