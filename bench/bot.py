@@ -181,6 +181,49 @@ async def play_the_ai(
             await (await user.slash("tafl resign", channel=channel)).result(timeout=30)
 
 
+HOSTILE_MOVES = [
+    "a1  " * 100,
+    "a1 " * 133,
+    "a1-" * 133,
+    "a1" + " xa1" * 99,
+    "x" * 400,
+    "1" * 400,
+    "k11-" * 100,
+    "a١-a٢" * 80,
+    "-" * 400,
+]
+HOSTILE_RULES = [
+    "dim:11 start:/" + "t" * 980,
+    "name:" + "N" * 995,
+    "dim:11 " + "esc:c " * 165,
+    "a:" * 500,
+    "dim:19 start:" + "/" + "19/" * 320,
+]
+
+
+async def send_hostile_texts(fake: object, rounds: int, tally: Tally) -> None:
+    """Texts built to be slow to read, in every free-text option, ``rounds`` times over; each
+    must be refused with a short message."""
+    from tests.fake_discord import FakeDiscord
+
+    assert isinstance(fake, FakeDiscord)
+    channel = fake.add_channel("hostile")
+    user, other = fake.add_user("mallory"), fake.add_user("trent")
+    challenge = await user.slash("tafl challenge", channel=channel, opponent=other)
+    await (await other.click(challenge, "Accept")).followup(timeout=30)
+    for _ in range(rounds):
+        for text in HOSTILE_MOVES:
+            answer = await (await user.slash("tafl move", channel=channel, move=text)).result()
+            if not answer.ephemeral or len(answer.content) > 300:
+                tally.errors.append(f"hostile move answered {answer.content[:80]!r}")
+            await user.autocomplete("tafl move", "move", channel=channel, move=text)
+        for text in HOSTILE_RULES:
+            reply = await user.slash("tafl challenge", channel=fake.add_channel("r"), rules=text)
+            if not reply.ephemeral:
+                tally.errors.append(f"hostile rules accepted: {text[:40]!r}")
+        await (await user.slash("tafl board", channel=channel, piece="a1" * 5)).result()
+
+
 async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     """Differences between the stored games and the moves the bot answered."""
     store = await Store.open(db_path)
@@ -260,10 +303,11 @@ async def run_bot(args: argparse.Namespace, ai_games: int, rng: random.Random) -
                 await asyncio.sleep(args.ai_time)  # the AI games under way first
             started = time.perf_counter()
             await asyncio.gather(
+                send_hostile_texts(fake, args.hostile, tally),
                 *(
                     play(fake, n, args.plies, args.think, tally, random.Random(rng.random()))
                     for n in range(args.games)
-                )
+                ),
             )
             elapsed = time.perf_counter() - started
             stop.set()
@@ -389,6 +433,12 @@ def main() -> int:
         help="people playing the AI meanwhile, e.g. 0,6,20: measures responsiveness",
     )
     parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
+    parser.add_argument(
+        "--hostile",
+        type=int,
+        default=0,
+        help="rounds of texts built to be slow to read, sent to every free-text option meanwhile",
+    )
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")
     args = parser.parse_args()
