@@ -7,7 +7,7 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-COPY pyproject.toml README.md /src/
+COPY pyproject.toml README.md LICENSE NOTICE /src/
 COPY engine /src/engine
 COPY renderer /src/renderer
 COPY bot /src/bot

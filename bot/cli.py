@@ -15,6 +15,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
+from bot import __version__
 from bot.config import TOKEN_HELP, ConfigError, Settings
 
 if TYPE_CHECKING:
@@ -46,6 +47,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     parser = _Parser(
         prog="tafl", description="Play tafl (Hnefatafl and its family) in a terminal or on Discord."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     db_help = f"the SQLite database (default: {settings.db_path}, or $TAFL_DB)"
 

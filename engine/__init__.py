@@ -1,5 +1,12 @@
 """Tafl rules, notation, records and AI: pure Python, no dependencies."""
 
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("tafl-bot")  # engine, renderer and bot ship together
+except PackageNotFoundError:  # a source tree that was never installed
+    __version__ = "0+unknown"
+
 from engine.errors import AmbiguousMoveError, IllegalMoveError, NotationError
 from engine.game import Game, VariantRules
 from engine.halatafl import HalataflGame, HalataflRules
@@ -31,6 +38,7 @@ __all__ = [
     "TaflGame",
     "ThroneStop",
     "VariantRules",
+    "__version__",
     "resolve_rules",
     "square_name",
 ]

@@ -3,6 +3,7 @@
 Knows Pillow and the engine's types, nothing of Discord.
 """
 
+from engine import __version__
 from renderer.caption import caption
 from renderer.geometry import Geometry
 from renderer.image import DEFAULT_WIDTH, board_geometry, render, render_image
@@ -18,6 +19,7 @@ __all__ = [
     "BoardView",
     "Geometry",
     "Theme",
+    "__version__",
     "board_geometry",
     "caption",
     "render",

@@ -174,6 +174,20 @@ def test_usage_errors_are_one_line_with_status_2(
     assert err.count("\n") == 1 and expected in err and "Traceback" not in err
 
 
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    import bot
+    import engine
+    import renderer
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"tafl {version('tafl-bot')}\n"
+    assert engine.__version__ == renderer.__version__ == bot.__version__ == version("tafl-bot")
+
+
 def test_variants_lists_every_variant_with_its_size_and_name(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
