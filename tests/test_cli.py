@@ -90,7 +90,7 @@ def test_the_token_never_shows_in_the_settings_repr() -> None:
 
 
 def test_a_bad_log_level_is_named_with_the_choices() -> None:
-    with pytest.raises(config.ConfigError, match=r"TAFL_LOG_LEVEL='LOUD'.*DEBUG, INFO"):
+    with pytest.raises(config.ConfigError, match=r"TAFL_LOG_LEVEL='loud'.*DEBUG, INFO"):
         config.Settings.load(environ={"TAFL_LOG_LEVEL": "loud"}, env_file=None)
 
 
@@ -108,6 +108,31 @@ def test_a_bad_env_file_line_is_located_without_echoing_it(tmp_path: Path) -> No
     with pytest.raises(config.ConfigError, match=r"line 2: expected KEY=value") as caught:
         config.read_env_file(env_file)
     assert SECRET not in str(caught.value)
+
+
+def test_a_bad_value_from_the_env_file_is_located_by_file_and_line(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("TAFL_DB=games.sqlite3\nTAFL_LOG_LEVEL=loud\n")
+    with pytest.raises(config.ConfigError, match=r"\.env, line 2: TAFL_LOG_LEVEL='loud'"):
+        config.Settings.load(environ={}, env_file=env_file)
+    with pytest.raises(config.ConfigError, match=r"^TAFL_LOG_LEVEL='noisy'"):
+        config.Settings.load(environ={"TAFL_LOG_LEVEL": "noisy"}, env_file=env_file)
+
+
+def test_a_malformed_env_file_breaks_only_the_commands_that_read_settings(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (clean_environment / ".env").write_text(f"DISCORD_TOKEN={SECRET}\nnot a setting\n")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--help"])
+    assert stopped.value.code == 0
+    assert main(["variants"]) == 0
+    assert "copenhagen" in capsys.readouterr().out
+    for command in (["bot"], ["play"]):
+        assert main(command) == 1
+        err = capsys.readouterr().err
+        assert err == "tafl: .env, line 2: expected KEY=value\n"
+        assert SECRET not in err
 
 
 # -- tafl bot -------------------------------------------------------------------------------------
@@ -172,6 +197,7 @@ def test_usage_errors_are_one_line_with_status_2(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expected in err and "Traceback" not in err
+    assert err.startswith("tafl: ") and not err.startswith("tafl: tafl")
 
 
 def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:

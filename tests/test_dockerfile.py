@@ -51,7 +51,7 @@ def test_cmd_runs_the_tafl_console_script_bot_command() -> None:
     program, command = json.loads(cmd)
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts[program] == "bot.cli:main"
-    assert build_parser(config.Settings()).parse_args([command]).command == "bot"
+    assert build_parser().parse_args([command]).command == "bot"
 
 
 def test_runs_as_a_non_root_user_created_in_the_image() -> None:

@@ -51,7 +51,7 @@ def test_ci_runs_the_readme_test_command_step_by_step_and_lints_first() -> None:
 
 
 def test_every_tafl_command_line_in_the_readme_parses() -> None:
-    parser = build_parser(config.Settings())
+    parser = build_parser()
     commands = set()
     for line in code_lines():
         words = shlex.split(line, comments=True)
