@@ -75,6 +75,11 @@ def test_the_variants_table_is_engine_variants() -> None:
         assert (name, board, summary) == (rules.name, f"{rules.size}x{rules.size}", rules.summary)
 
 
+def test_no_name_or_summary_players_see_mentions_a_seed() -> None:
+    for rules in VARIANTS.values():
+        assert "seed" not in f"{rules.name} {rules.summary}".lower(), rules.id
+
+
 def test_the_invite_url_asks_for_the_scopes_and_permissions_it_lists() -> None:
     (url,) = [line for line in code_lines() if "oauth2/authorize" in line]
     query = dict(part.split("=", 1) for part in url.split("?", 1)[1].split("&"))
