@@ -16,7 +16,8 @@ from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
 from bot import __version__
-from bot.config import DEFAULT_DB, TOKEN_HELP, ConfigError, Settings
+from bot.config import DEFAULT_DB, TOKEN_HELP, Settings
+from engine.errors import TaflError
 
 if TYPE_CHECKING:
     from engine import Game
@@ -146,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         return fail(f"{where}{error.strerror or error}")
-    except (ConfigError, ValueError) as error:
+    except TaflError as error:  # anything else is a bug, and shows its traceback
         return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
@@ -290,7 +291,10 @@ def read_game(path: Path, variant: str | None = None) -> ReadGame:
     from engine import DEFAULT_VARIANT
     from engine.record import game_from_record, parse_data_line, replay_data_game
 
-    text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text; expected a game record") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CommandError(f"{path} is empty; expected an OpenTafl record or a CSV game line")

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+from engine.errors import TaflError
+
 TOKEN_VAR = "DISCORD_TOKEN"
 DB_VAR = "TAFL_DB"
 LOG_LEVEL_VAR = "TAFL_LOG_LEVEL"
@@ -33,7 +35,7 @@ TOKEN_HELP = (
 )
 
 
-class ConfigError(ValueError):
+class ConfigError(TaflError):
     """A setting has a value the project cannot use."""
 
 

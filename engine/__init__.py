@@ -7,7 +7,17 @@ try:
 except PackageNotFoundError:  # a source tree that was never installed
     __version__ = "0+unknown"
 
-from engine.errors import AmbiguousMoveError, IllegalMoveError, NotationError
+from engine.errors import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    NotationError,
+    PositionError,
+    RecordError,
+    Refusal,
+    RulesError,
+    TaflError,
+    UnknownVariantError,
+)
 from engine.game import Game, VariantRules
 from engine.halatafl import HalataflGame, HalataflRules
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
@@ -30,13 +40,19 @@ __all__ = [
     "Outcome",
     "Piece",
     "Ply",
+    "PositionError",
     "Reason",
+    "RecordError",
+    "Refusal",
     "Repetition",
     "Rules",
+    "RulesError",
     "Side",
     "Square",
+    "TaflError",
     "TaflGame",
     "ThroneStop",
+    "UnknownVariantError",
     "VariantRules",
     "__version__",
     "resolve_rules",

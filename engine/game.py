@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Hashable, Iterable
 from typing import Any, ClassVar, Protocol
 
-from engine.errors import AmbiguousMoveError, IllegalMoveError
+from engine.errors import AmbiguousMoveError, IllegalMoveError, PositionError, Refusal
 from engine.notation import parse_move_text
 from engine.opentafl import format_position
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
@@ -78,7 +78,7 @@ class Game:
     def from_position(cls, variant: Any, position: str, turn: str | Side) -> Game:
         """A game of ``variant`` starting from an OTN ``position`` with ``turn`` to move."""
         game = cls(variant)
-        game._set_position(position, Side(turn))
+        game._set_position(position, _side(turn))
         return game
 
     def _set_position(self, position: str, turn: Side) -> None:
@@ -100,14 +100,16 @@ class Game:
         """The legal move ``text`` names, checked against any capture suffix it gives."""
         parsed = parse_move_text(text, self.size)
         if self.outcome is not None:
-            raise IllegalMoveError("the game is over")
+            raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
         legal = self.legal_moves()
         if len(parsed.path) == 1:
             target = parsed.path[0]
             candidates = [m for m in legal if m.target == target]
             if not candidates:
                 name = square_name(target, self.size)
-                raise IllegalMoveError(f"none of the {self.turn}' pieces can move to {name}")
+                raise IllegalMoveError(
+                    f"none of the {self.turn}' pieces can move to {name}", Refusal.UNREACHABLE
+                )
             if len(candidates) > 1:
                 listed = ", ".join(sorted(str(m) for m in candidates))
                 raise AmbiguousMoveError(f"more than one piece can go there: {listed}")
@@ -115,13 +117,15 @@ class Game:
         else:
             move = Move(self.size, parsed.path)
             if move not in legal:
-                raise IllegalMoveError(self._refusal(move))
+                raise self._refusal(move)
         if parsed.captures is not None:
             real = self.captures_of(move)
             if frozenset(real) != parsed.captures:
                 said = ", ".join(sorted(square_name(s, self.size) for s in parsed.captures))
                 names = ", ".join(square_name(s, self.size) for s in real) or "nothing"
-                raise IllegalMoveError(f"{move} captures {names}, not {said}")
+                raise IllegalMoveError(
+                    f"{move} captures {names}, not {said}", Refusal.WRONG_CAPTURES
+                )
         return move
 
     def push(self, move: Move) -> Ply:
@@ -148,7 +152,7 @@ class Game:
     def undo(self) -> Ply:
         """Take back the last move; restores the exact position, turn and outcome."""
         if not self.history:
-            raise IllegalMoveError("there is no move to take back")
+            raise IllegalMoveError("there is no move to take back", Refusal.NOTHING_TO_UNDO)
         state, outcome, key = self._undo_stack.pop()
         self._seen[key] -= 1
         ply = self.history.pop()
@@ -178,7 +182,7 @@ class Game:
 
     def end(self, outcome: Outcome) -> Outcome:
         if self.outcome is not None:
-            raise IllegalMoveError("the game is over")
+            raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
         self.outcome = outcome
         return outcome
 
@@ -215,7 +219,7 @@ class Game:
         raise NotImplementedError
 
     def _setup(self, position: str, turn: Side) -> None:
-        """Load an OTN position; ValueError (with a reason) if it is not valid for these rules."""
+        """Load an OTN position; PositionError (saying why) if it is not valid for these rules."""
         raise NotImplementedError
 
     def _apply(self, move: Move) -> Iterable[Square]:
@@ -241,9 +245,18 @@ class Game:
         """What a third occurrence of the position reached by ``mover``'s move does."""
         raise NotImplementedError
 
-    def _refusal(self, move: Move) -> str:
+    def _refusal(self, move: Move) -> IllegalMoveError:
         """Why ``move`` (not legal) is refused: "d3 blocks the way", "that is not your piece"..."""
         raise NotImplementedError
+
+
+def _side(turn: str | Side) -> Side:
+    """``turn`` as a side; PositionError naming the choices."""
+    try:
+        return Side(turn)
+    except ValueError:
+        choices = ", ".join(Side)
+        raise PositionError(f"unknown side to move {turn!r}; choose one of: {choices}") from None
 
 
 def _resolve(variant: Any) -> VariantRules:

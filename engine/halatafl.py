@@ -12,6 +12,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from engine.errors import IllegalMoveError, PositionError, Refusal
 from engine.game import Game
 from engine.opentafl import parse_position
 from engine.types import Bitboard, Move, Outcome, Piece, Ply, Reason, Side, Square
@@ -110,7 +111,7 @@ class HalataflGame(Game):
         if not isinstance(self.rules, HalataflRules):
             raise TypeError(f"HalataflGame plays Halatafl rules, not {self.rules.name}")
         if turn not in _SIDES:
-            raise ValueError(f"the sides in Halatafl are white and black, not {turn}")
+            raise PositionError(f"the sides in Halatafl are white and black, not {turn}")
         self._geo = _geometry(self.size)
         self.throne = self._geo.centre
         self.corners = frozenset(s for s in range(self.size**2) if self._geo.corners >> s & 1)
@@ -119,7 +120,7 @@ class HalataflGame(Game):
             boards[piece.side] |= 1 << square
         for side, board in boards.items():
             if board.bit_count() < MIN_PIECES:
-                raise ValueError(
+                raise PositionError(
                     f"{side} has {board.bit_count()} pieces; with fewer than {MIN_PIECES} "
                     "the game is already lost"
                 )
@@ -234,15 +235,21 @@ class HalataflGame(Game):
                     return True
         return False
 
-    def _refusal(self, move: Move) -> str:
+    def _refusal(self, move: Move) -> IllegalMoveError:
+        def refuse(reason: Refusal, message: str) -> IllegalMoveError:
+            return IllegalMoveError(message, reason)
+
         name = self.square_name
         side = self.turn
         origin = move.origin
         owner = next((s for s in _SIDES if self._boards[s] >> origin & 1), None)
         if owner is None:
-            return f"there is no piece on {name(origin)}"
+            return refuse(Refusal.NO_PIECE, f"there is no piece on {name(origin)}")
         if owner != side:
-            return f"the piece on {name(origin)} is {owner}'s; it is {side}'s turn"
+            return refuse(
+                Refusal.NOT_YOUR_PIECE,
+                f"the piece on {name(origin)} is {owner}'s; it is {side}'s turn",
+            )
         cornered = self._boards[side] & self._geo.corners
         if (
             cornered
@@ -250,7 +257,9 @@ class HalataflGame(Game):
             and any(m.target != s for s in _squares(cornered) for m in self._moves_from(s, side))
         ):
             corner = name(next(_squares(cornered)))
-            return f"your piece on {corner} must leave the corner this turn"
+            return refuse(
+                Refusal.MUST_LEAVE_CORNER, f"your piece on {corner} must leave the corner this turn"
+            )
         occupied = (self._boards[Side.WHITE] | self._boards[Side.BLACK]) & ~(1 << origin)
         enemy = self._boards[side.opponent]
         corners = self._geo.corners
@@ -258,30 +267,40 @@ class HalataflGame(Game):
         for leg, (a, b) in enumerate(pairwise(move.path)):
             if _adjacent(a, b, self.size):
                 if len(move.path) > 2:
-                    return "a step cannot be part of a jump chain: only jumps can be chained"
+                    return refuse(
+                        Refusal.NOT_A_MOVE_SHAPE,
+                        "a step cannot be part of a jump chain: only jumps can be chained",
+                    )
                 if b not in self._geo.steps[side][a]:
-                    return "pieces never step backward"
+                    return refuse(Refusal.BACKWARD, "pieces never step backward")
                 if occupied >> b & 1:
-                    return f"{name(b)} is not empty"
+                    return refuse(Refusal.OCCUPIED, f"{name(b)} is not empty")
                 if corners >> b & 1:
-                    return "a step may not end on a corner"
+                    return refuse(Refusal.RESTRICTED_SQUARE, "a step may not end on a corner")
                 continue
             if not _jump_shaped(a, b, self.size):
                 what = "a jump" if leg else "a step (one square) or a jump (over one piece)"
-                return f"{name(a)} to {name(b)} is not {what}"
+                return refuse(Refusal.NOT_A_MOVE_SHAPE, f"{name(a)} to {name(b)} is not {what}")
             over = (a + b) // 2
             if not occupied >> over & 1:
-                return f"there is no piece on {name(over)} to jump over"
+                return refuse(
+                    Refusal.NOTHING_TO_JUMP, f"there is no piece on {name(over)} to jump over"
+                )
             if jumped >> over & 1:
-                return "you may not jump the same piece twice"
+                return refuse(Refusal.JUMPED_TWICE, "you may not jump the same piece twice")
             if occupied >> b & 1:
-                return f"{name(b)} is not empty"
+                return refuse(Refusal.OCCUPIED, f"{name(b)} is not empty")
             if corners >> b & 1 and not enemy >> over & 1:
-                return "a piece may land on a corner only by jumping an enemy piece"
+                return refuse(
+                    Refusal.RESTRICTED_SQUARE,
+                    "a piece may land on a corner only by jumping an enemy piece",
+                )
             jumped |= 1 << over
         if cornered >> origin & 1 and move.target == origin:
-            return f"the piece on {name(origin)} must leave the corner"
-        return f"{move} is not a legal move"
+            return refuse(
+                Refusal.MUST_LEAVE_CORNER, f"the piece on {name(origin)} must leave the corner"
+            )
+        return refuse(Refusal.NOT_LEGAL, f"{move} is not a legal move")
 
 
 def _squares(board: Bitboard) -> Iterator[Square]:

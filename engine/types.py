@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.errors import NotationError
+
 Square = int
 """A square index: ``rank * size + file``, with file 0 = ``a`` and rank 0 = ``1``."""
 
@@ -96,14 +98,15 @@ def square_name(square: Square, size: int) -> str:
 
 
 def parse_square(text: str, size: int) -> Square:
-    """The square named ``text`` (``"d1"``, case-insensitive); ValueError if off the board."""
+    """The square named ``text`` (``"d1"``, case-insensitive); NotationError if it is not one of
+    the board."""
     t = text.strip().lower()
     if len(t) < 2 or not ("a" <= t[0] <= "z") or not t[1:].isdigit():
-        raise ValueError(f"{text!r} is not a square; squares look like a1 or k11")
+        raise NotationError(f"{text!r} is not a square; squares look like a1 or k11")
     file, rank = ord(t[0]) - 97, int(t[1:]) - 1
     if not (0 <= file < size and 0 <= rank < size):
         last = f"{chr(96 + size)}{size}"
-        raise ValueError(f"{t} is off the board; squares go from a1 to {last}")
+        raise NotationError(f"{t} is off the board; squares go from a1 to {last}")
     return rank * size + file
 
 

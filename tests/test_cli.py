@@ -135,6 +135,30 @@ def test_a_malformed_env_file_breaks_only_the_commands_that_read_settings(
         assert SECRET not in err
 
 
+def test_a_bug_is_not_taken_for_bad_input_it_shows_its_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bot.cli
+
+    def broken(args: object) -> int:
+        raise ValueError("a bug, not a refusal")
+
+    monkeypatch.setattr(bot.cli, "run_variants", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["variants"])
+    from engine import TaflError
+
+    assert issubclass(config.ConfigError, TaflError)  # what main reports as one line
+
+
+def test_a_file_that_is_not_text_gets_one_line(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (clean_environment / "game.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    assert main(["replay", "game.png"]) == 1
+    assert capsys.readouterr().err == "tafl: game.png is not UTF-8 text; expected a game record\n"
+
+
 # -- tafl bot -------------------------------------------------------------------------------------
 
 
