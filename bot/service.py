@@ -280,7 +280,7 @@ class GameService:
             mover = state.player_to_move()
             if mover is None or not mover.is_ai:
                 raise NotYourTurn("it is not the AI's turn")
-            thinking = _copy_game(state.game)
+            thinking = state.game.copy()
             limit = self._ai_time_limit if time_limit is None else time_limit
             choice = await asyncio.to_thread(choose_move, thinking, time_limit=limit)
             return await self._play(state, state.game.parse_move(str(choice)))
@@ -575,14 +575,6 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         game=game,
         move_times=[stored.played_at for stored in moves],
     )
-
-
-def _copy_game(game: engine.Game) -> engine.Game:
-    """An independent copy of a game (for the AI to search on in another thread)."""
-    copy = engine.Game(game.rules)
-    for ply in game.history:
-        copy.push(ply.move)
-    return copy
 
 
 def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:

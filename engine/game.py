@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 from engine.errors import AmbiguousMoveError, IllegalMoveError, PositionError, Refusal
 from engine.notation import parse_move_text
@@ -83,12 +83,47 @@ class Game:
 
     def _set_position(self, position: str, turn: Side) -> None:
         self._setup(position, turn)
+        self._start = (self.position(), turn)
         self.turn = turn
         self.history.clear()
         self._undo_stack.clear()
         self._seen.clear()
         self._seen[self._position_key()] += 1
         self.outcome = None
+
+    @property
+    def start(self) -> tuple[str, Side]:
+        """The OTN position and the side to move that the game began with."""
+        return self._start
+
+    def copy(self) -> Self:
+        """An independent game in the same state: the same position, history and outcome, and
+        ``undo`` takes back the same moves."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.history = list(self.history)
+        other._undo_stack = list(self._undo_stack)
+        other._seen = Counter(self._seen)
+        other._copy_board_from(self)
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """Equal games have the same rules, pieces and side to move, however they got there
+        (as python-chess compares boards); the history and outcome are not compared."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return (self.rules, self.turn, self._key()) == (other.rules, other.turn, other._key())
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+
+    def __repr__(self) -> str:
+        """Code that builds an equal game: ``Game('brandubh')``, or ``Game.from_position(...)``
+        for any other position."""
+        rules = self.rules_string
+        here = (self.position(), self.turn)
+        if here == (Game(rules).position(), self.rules.first):
+            return f"Game({rules!r})"
+        return f"Game.from_position({rules!r}, {here[0]!r}, {str(self.turn)!r})"
 
     # -- playing -------------------------------------------------------------------------------
 
@@ -231,6 +266,11 @@ class Game:
         raise NotImplementedError
 
     def _restore(self, state: Any) -> None:
+        raise NotImplementedError
+
+    def _copy_board_from(self, original: Self) -> None:
+        """After ``copy`` shared every attribute with ``original``: make this game's own copies
+        of the mutable ones that hold its board."""
         raise NotImplementedError
 
     def _key(self) -> Hashable:

@@ -126,6 +126,9 @@ class HalataflGame(Game):
                 )
         self._boards = boards
 
+    def _copy_board_from(self, original: HalataflGame) -> None:
+        self._boards = dict(original._boards)
+
     def _snapshot(self) -> tuple[Bitboard, Bitboard]:
         return self._boards[Side.WHITE], self._boards[Side.BLACK]
 

@@ -55,7 +55,7 @@ _BOARD_ENDS = {Reason.RESIGNED, Reason.TIMEOUT, Reason.DRAW_AGREED}
 
 def to_opentafl_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
     """The game as an OpenTafl game record; ``tags`` (date, attackers, event...) go first."""
-    start, turn = _start_of(game)
+    start, turn = game.start
     header: dict[str, str] = dict(tags or {})
     header.setdefault("variant", game.rules.name)
     header["result"] = _opentafl_result(game.outcome)
@@ -107,19 +107,6 @@ def game_from_record(text: str) -> Game:
             raise RecordError(f"{where}: {error}") from None
     _settle_outcome(game, tags)
     return game
-
-
-def _start_of(game: Game) -> tuple[str, Side]:
-    """The position and side to move the game began with (taken back, then replayed)."""
-    outcome = game.outcome
-    plies: list[Ply] = []
-    while game.history:
-        plies.append(game.undo())
-    start, turn = game.position(), game.turn
-    for ply in reversed(plies):
-        game.push(ply.move)
-    game.outcome = outcome
-    return start, turn
 
 
 def _opentafl_result(outcome: Outcome | None) -> str:

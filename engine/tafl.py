@@ -278,6 +278,10 @@ class TaflGame(Game):
 
         return rules_to_opentafl(self.rules)
 
+    def _copy_board_from(self, original: TaflGame) -> None:
+        attackers, defenders = original._line_moves
+        self._line_moves = (list(attackers), list(defenders))
+
     def _snapshot(self) -> _State:
         return (self._att, self._dfd, self._king, self._att_t, self._dfd_t)
 

@@ -117,6 +117,20 @@ class Move:
     size: int
     path: tuple[Square, ...]
 
+    @classmethod
+    def parse(cls, text: str, size: int) -> Move:
+        """The move ``text`` spells out on a ``size`` board: ``Move.parse("d1-d4", 11)``, or a
+        jump chain ``e5-c3-a5``. NotationError unless it names every square the piece visits
+        (a destination alone, or captures, need a game: ``Game.parse_move``)."""
+        from engine.notation import parse_move_text
+
+        parsed = parse_move_text(text, size)
+        if len(parsed.path) < 2 or parsed.captures is not None:
+            raise NotationError(
+                f"{text.strip()!r} is not a move on its own: give its squares, like d1-d4"
+            )
+        return cls(size, parsed.path)
+
     @property
     def origin(self) -> Square:
         return self.path[0]
@@ -127,6 +141,9 @@ class Move:
 
     def __str__(self) -> str:
         return "-".join(square_name(s, self.size) for s in self.path)
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r}, {self.size})"
 
 
 @dataclass(frozen=True, slots=True)
