@@ -41,6 +41,8 @@ class Refusal(StrEnum):
     JUMPED_TWICE = "jumped_twice"
     MUST_LEAVE_CORNER = "must_leave_corner"
     """Halatafl: a piece left on a corner must move away first."""
+    OPENING = "opening"
+    """Halatafl: in the start position the first move is a step into the centre."""
     WRONG_CAPTURES = "wrong_captures"
     """The text names captures the move does not make."""
     NOTHING_TO_UNDO = "nothing_to_undo"

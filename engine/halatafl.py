@@ -30,8 +30,8 @@ class HalataflRules:
     summary: str = (
         "A jumping game on 7x7, 22 pieces against 22, with no king. A piece steps one square "
         "forward, sideways or diagonally forward, or jumps over any neighbour onto the empty "
-        "square behind it, in chains; enemy pieces jumped are captured. White moves first; a "
-        "side with fewer than five pieces or no legal move loses."
+        "square behind it, in chains; enemy pieces jumped are captured. White moves first, with "
+        "a step into the centre; a side with fewer than five pieces or no legal move loses."
     )
     size: int = 7
     start: str = "/1WWWWW1/WWWWWWW/WWWWWWW/WWW1BBB/BBBBBBB/BBBBBBB/1BBBBB1/"
@@ -115,9 +115,7 @@ class HalataflGame(Game):
         self._geo = _geometry(self.size)
         self.throne = self._geo.centre
         self.corners = frozenset(s for s in range(self.size**2) if self._geo.corners >> s & 1)
-        boards = {Side.WHITE: 0, Side.BLACK: 0}
-        for square, piece in parse_position(position, self.size, "WB").items():
-            boards[piece.side] |= 1 << square
+        boards = _boards_of(position, self.size)
         for side, board in boards.items():
             if board.bit_count() < MIN_PIECES:
                 raise PositionError(
@@ -125,6 +123,8 @@ class HalataflGame(Game):
                     "the game is already lost"
                 )
         self._boards = boards
+        self._opening = _boards_of(self.rules.start, self.size), self.rules.first
+        """The start position and its side to move, where only the steps into the centre count."""
 
     def _copy_board_from(self, original: HalataflGame) -> None:
         self._boards = dict(original._boards)
@@ -163,7 +163,23 @@ class HalataflGame(Game):
     def legal_moves(self) -> list[Move]:
         if self.outcome is not None:
             return []
-        side = self.turn
+        if self._at_opening():
+            return [m for m in self._moves_from_all(self.turn) if self._opening_move(m)]
+        return self._moves_from_all(self.turn)
+
+    def _at_opening(self) -> bool:
+        """Whether this is the start position with its first side to move (RULES.md section 3:
+        there the side may only step into the centre; a jump into it would leave the other side
+        without a move)."""
+        boards, first = self._opening
+        return self.turn is first and self._boards == boards
+
+    def _opening_move(self, move: Move) -> bool:
+        """A step into the centre: the only kind of move allowed in the start position."""
+        return move.target == self._geo.centre and _adjacent(move.origin, move.target, self.size)
+
+    def _moves_from_all(self, side: Side) -> list[Move]:
+        """Every move of ``side`` by the movement rules (a cornered piece leaving first)."""
         cornered = self._boards[side] & self._geo.corners
         if cornered:
             leaving = [
@@ -303,7 +319,21 @@ class HalataflGame(Game):
             return refuse(
                 Refusal.MUST_LEAVE_CORNER, f"the piece on {name(origin)} must leave the corner"
             )
+        if self._at_opening() and not self._opening_move(move):
+            steps = ", ".join(str(m) for m in self.legal_moves())
+            return refuse(
+                Refusal.OPENING,
+                f"in the start position {side} may only step into the centre: {steps}",
+            )
         return refuse(Refusal.NOT_LEGAL, f"{move} is not a legal move")
+
+
+def _boards_of(position: str, size: int) -> dict[Side, Bitboard]:
+    """White's and Black's bitboards in an OTN position."""
+    boards = {Side.WHITE: 0, Side.BLACK: 0}
+    for square, piece in parse_position(position, size, "WB").items():
+        boards[piece.side] |= 1 << square
+    return boards
 
 
 def _squares(board: Bitboard) -> Iterator[Square]:

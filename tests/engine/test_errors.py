@@ -57,6 +57,7 @@ REFUSED = [
     Case("halatafl", HALATAFL_MIDGAME, "b2-d4-b2", Refusal.JUMPED_TWICE),
     Case("halatafl", HALATAFL_MIDGAME, "c3-a1", Refusal.RESTRICTED_SQUARE),
     Case("halatafl", HALATAFL_CORNERED, "c3-c4", Refusal.MUST_LEAVE_CORNER),
+    Case("halatafl", None, "b2-d4", Refusal.OPENING),
 ]
 
 
