@@ -133,6 +133,15 @@ def build_parser() -> argparse.ArgumentParser:
 
     variants = commands.add_parser("variants", help="list the variants")
     variants.set_defaults(run=run_variants)
+
+    health = commands.add_parser(
+        "health",
+        help="check that the database opens and the running bot's heartbeat is recent",
+        description="Exit 0 when the database opens and the running bot wrote its heartbeat"
+        " (beside the database) lately; 1 with the reason otherwise. For Docker's HEALTHCHECK.",
+    )
+    health.add_argument("--db", metavar="PATH", type=Path, help=db_help)
+    health.set_defaults(run=run_health)
     return parser
 
 
@@ -271,6 +280,18 @@ def run_variants(args: argparse.Namespace) -> int:
         default = " (default)" if variant_id == DEFAULT_VARIANT else ""
         size = f"{rules.size}x{rules.size}"
         print(f"{variant_id:<{width}}  {size:>5}  {rules.name}{default}")
+    return 0
+
+
+def run_health(args: argparse.Namespace) -> int:
+    from bot.health import Unhealthy, check_health
+    from bot.models import utc_now
+
+    db: Path = Settings.load().db_path if args.db is None else args.db
+    try:
+        print(asyncio.run(check_health(db, utc_now())))
+    except Unhealthy as error:
+        raise CommandError(f"unhealthy: {error}") from None
     return 0
 
 

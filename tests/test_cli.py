@@ -203,6 +203,28 @@ def test_bot_guild_without_sync_is_a_usage_error(
     assert "--guild goes with --sync" in err and SECRET not in err
 
 
+# -- tafl health ----------------------------------------------------------------------------------
+
+
+def test_health_is_one_line_with_status_0_or_1(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.health import heartbeat_path, write_heartbeat
+    from bot.models import utc_now
+
+    assert main(["health"]) == 1
+    assert capsys.readouterr().err == "tafl: unhealthy: there is no database at tafl.sqlite3\n"
+    asyncio.run(create_database(clean_environment / "tafl.sqlite3"))
+    write_heartbeat(heartbeat_path("tafl.sqlite3"), utc_now())
+    assert main(["health", "--db", "tafl.sqlite3"]) == 0
+    assert capsys.readouterr().out.startswith("healthy: database schema ")
+
+
+async def create_database(path: Path) -> None:
+    store = await Store.open(path)
+    await store.close()
+
+
 # -- usage errors and variants --------------------------------------------------------------------
 
 

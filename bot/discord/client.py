@@ -18,6 +18,7 @@ from bot.discord.cog import TaflCog
 from bot.discord.present import challenge_message, warm_up
 from bot.discord.replies import ANSWER_BUDGET, report_error
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
+from bot.health import HEARTBEAT_INTERVAL, beat_forever, heartbeat_path
 from bot.models import Challenge, utc_now
 from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
 from bot.storage import Store
@@ -50,7 +51,8 @@ class TaflBot(commands.Bot):
     ``clock`` is the service's clock; ``sweep_interval`` the seconds between two looks for
     expired challenges; ``ai_time_limit`` the AI's seconds per move; ``move_timeout`` how long
     a player may take over a move before the opponent can claim the game; ``answer_budget``
-    the seconds an interaction may wait before it is deferred. Other options go to discord.py.
+    the seconds an interaction may wait before it is deferred; ``heartbeat_interval`` the seconds
+    between two heartbeats for ``tafl health``. Other options go to discord.py.
     """
 
     def __init__(
@@ -64,6 +66,7 @@ class TaflBot(commands.Bot):
         ai_time_limit: float = AI_TIME_LIMIT,
         move_timeout: timedelta = MOVE_TIMEOUT,
         answer_budget: float = ANSWER_BUDGET,
+        heartbeat_interval: float = HEARTBEAT_INTERVAL,
         **options: Any,
     ) -> None:
         options.setdefault("intents", bot_intents())
@@ -81,6 +84,8 @@ class TaflBot(commands.Bot):
         self.move_timeout = move_timeout
         self.answer_budget = answer_budget
         """Seconds an interaction waits for its answer before it is deferred."""
+        self.heartbeat_interval = heartbeat_interval
+        """Seconds between two writes of the heartbeat file beside the database (bot/health.py)."""
         self._store: Store | None = None
         self._service: GameService | None = None
         self._background: list[asyncio.Task[None]] = []
@@ -116,6 +121,12 @@ class TaflBot(commands.Bot):
         self._background = [
             asyncio.create_task(self._sweep_forever(), name="tafl-challenge-sweep"),
             asyncio.create_task(self._resume_ai_turns(), name="tafl-resume-ai"),
+            asyncio.create_task(
+                beat_forever(
+                    heartbeat_path(self.db_path), self._connected, self.heartbeat_interval
+                ),
+                name="tafl-heartbeat",
+            ),
         ]
 
     async def sync_app_commands(self, guild_id: int | None = None) -> list[app_commands.AppCommand]:
@@ -137,6 +148,12 @@ class TaflBot(commands.Bot):
         if self._store is not None:
             await self._store.close()
             self._store = None
+
+    def _connected(self) -> bool:
+        """Whether the bot is logged in with its gateway socket open (discord.py drops a socket
+        whose heartbeats go unanswered), so that a heartbeat may be written."""
+        ws = self.ws
+        return self.is_ready() and not self.is_closed() and ws is not None and ws.open
 
     async def _resume_ai_turns(self) -> None:
         """Once connected, let the AI answer in the games where a restart left it to move."""
