@@ -7,10 +7,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from engine import __version__
+
 if TYPE_CHECKING:
     from bot.discord.client import TaflBot
 
-__all__ = ["create_bot"]
+__all__ = ["__version__", "create_bot"]
 
 
 def create_bot(db_path: str, **options: Any) -> TaflBot:

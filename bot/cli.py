@@ -15,7 +15,9 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, NoReturn
 
-from bot.config import TOKEN_HELP, ConfigError, Settings
+from bot import __version__
+from bot.config import DEFAULT_DB, TOKEN_HELP, Settings
+from engine.errors import TaflError
 
 if TYPE_CHECKING:
     from engine import Game
@@ -36,18 +38,20 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, not usage text and a traceback."""
 
     def error(self, message: str) -> NoReturn:
-        raise CommandError(f"{self.prog}: {message} (see `{self.prog} --help`)", EXIT_USAGE)
+        raise CommandError(f"{message} (see `{self.prog} --help`)", EXIT_USAGE)
 
 
-def build_parser(settings: Settings) -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``tafl`` command line; it reads no settings (a bad ``.env`` can't break ``--help``)."""
     from bot.service import AI_TIME_LIMIT
     from engine import DEFAULT_VARIANT
 
     parser = _Parser(
         prog="tafl", description="Play tafl (Hnefatafl and its family) in a terminal or on Discord."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    db_help = f"the SQLite database (default: {settings.db_path}, or $TAFL_DB)"
+    db_help = f"the SQLite database (default: $TAFL_DB, or ./{DEFAULT_DB})"
 
     play = commands.add_parser(
         "play",
@@ -65,7 +69,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         " string",
     )
     play.add_argument("--resume", action="store_true", help="continue the unfinished game")
-    play.add_argument("--db", metavar="PATH", type=Path, default=settings.db_path, help=db_help)
+    play.add_argument("--db", metavar="PATH", type=Path, help=db_help)
     play.add_argument(
         "--png",
         metavar="DIR",
@@ -83,7 +87,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     play.set_defaults(run=run_play)
 
     bot = commands.add_parser("bot", help="run the Discord bot (needs DISCORD_TOKEN)")
-    bot.add_argument("--db", metavar="PATH", type=Path, default=settings.db_path, help=db_help)
+    bot.add_argument("--db", metavar="PATH", type=Path, help=db_help)
     bot.add_argument("--sync", action="store_true", help="sync the slash commands at start-up")
     bot.add_argument(
         "--guild",
@@ -129,22 +133,30 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
 
     variants = commands.add_parser("variants", help="list the variants")
     variants.set_defaults(run=run_variants)
+
+    health = commands.add_parser(
+        "health",
+        help="check that the database opens and the running bot's heartbeat is recent",
+        description="Exit 0 when the database opens and the running bot wrote its heartbeat"
+        " (beside the database) lately; 1 with the reason otherwise. For Docker's HEALTHCHECK.",
+    )
+    health.add_argument("--db", metavar="PATH", type=Path, help=db_help)
+    health.set_defaults(run=run_health)
     return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``tafl``; returns the exit status."""
+    """Run ``tafl``; returns the exit status. Settings are read by the commands that need them."""
     try:
-        settings = Settings.load()
-        args = build_parser(settings).parse_args(argv)
-        status: int = args.run(args, settings)
+        args = build_parser().parse_args(argv)
+        status: int = args.run(args)
         return status
     except CommandError as error:
         return fail(str(error), error.status)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         return fail(f"{where}{error.strerror or error}")
-    except (ConfigError, ValueError) as error:
+    except TaflError as error:  # anything else is a bug, and shows its traceback
         return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
@@ -158,7 +170,7 @@ def fail(message: str, status: int = EXIT_ERROR) -> int:
 # -- the commands ---------------------------------------------------------------------------------
 
 
-def run_play(args: argparse.Namespace, settings: Settings) -> int:
+def run_play(args: argparse.Namespace) -> int:
     from bot.terminal import ASCII, play_in_terminal
     from engine import DEFAULT_VARIANT, resolve_rules
 
@@ -173,15 +185,16 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
             raise CommandError(f"--ai takes the side the computer plays: {' or '.join(sides)}", 2)
     if args.ai_time is not None and not args.ai_time > 0:
         raise CommandError("--ai-time is a number of seconds above 0, like 0.5", 2)
-    if not args.db.parent.is_dir():
-        raise CommandError(f"can't keep the game in {args.db}: {args.db.parent} is not a folder")
+    db: Path = Settings.load().db_path if args.db is None else args.db
+    if not db.parent.is_dir():
+        raise CommandError(f"can't keep the game in {db}: {db.parent} is not a folder")
     resume_command = "tafl play --resume"
-    if args.db != settings.db_path:
+    if args.db is not None:
         resume_command += f" --db {args.db}"
-    with interrupts_as_keyboard_interrupt(), database_errors(args.db):
+    with interrupts_as_keyboard_interrupt(), database_errors(db):
         report = asyncio.run(
             play_in_terminal(
-                args.db,
+                db,
                 sys.stdin,
                 sys.stdout,
                 variant=args.variant,
@@ -194,11 +207,12 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     if report is not None:
-        print(f"Saved as game #{report.game_id} in {args.db}.")
+        print(f"Saved as game #{report.game_id} in {db}.")
     return 0
 
 
-def run_bot(args: argparse.Namespace, settings: Settings) -> int:
+def run_bot(args: argparse.Namespace) -> int:
+    settings = Settings.load()
     if settings.discord_token is None:
         raise CommandError(TOKEN_HELP, EXIT_USAGE)
     if args.guild is not None and not args.sync:
@@ -212,7 +226,7 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     try:
         run(
             settings.discord_token,
-            str(args.db),
+            str(settings.db_path if args.db is None else args.db),
             sync=args.sync,
             guild=args.guild,
             move_timeout=settings.move_timeout,
@@ -222,7 +236,7 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_render(args: argparse.Namespace, settings: Settings) -> int:
+def run_render(args: argparse.Namespace) -> int:
     from engine import DEFAULT_VARIANT, Game, resolve_rules
     from renderer import render
 
@@ -237,7 +251,7 @@ def run_render(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_replay(args: argparse.Namespace, settings: Settings) -> int:
+def run_replay(args: argparse.Namespace) -> int:
     from bot.models import game_report, numbered_moves
     from bot.terminal import board_text, glyphs_for, legend, side_players
 
@@ -262,7 +276,7 @@ def run_replay(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_variants(args: argparse.Namespace, settings: Settings) -> int:
+def run_variants(args: argparse.Namespace) -> int:
     from engine import DEFAULT_VARIANT, VARIANTS
 
     width = max(len(v) for v in VARIANTS)
@@ -270,6 +284,18 @@ def run_variants(args: argparse.Namespace, settings: Settings) -> int:
         default = " (default)" if variant_id == DEFAULT_VARIANT else ""
         size = f"{rules.size}x{rules.size}"
         print(f"{variant_id:<{width}}  {size:>5}  {rules.name}{default}")
+    return 0
+
+
+def run_health(args: argparse.Namespace) -> int:
+    from bot.health import Unhealthy, check_health
+    from bot.models import utc_now
+
+    db: Path = Settings.load().db_path if args.db is None else args.db
+    try:
+        print(asyncio.run(check_health(db, utc_now())))
+    except Unhealthy as error:
+        raise CommandError(f"unhealthy: {error}") from None
     return 0
 
 
@@ -290,7 +316,10 @@ def read_game(path: Path, variant: str | None = None) -> ReadGame:
     from engine import DEFAULT_VARIANT
     from engine.record import game_from_record, parse_data_line, replay_data_game
 
-    text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text; expected a game record") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CommandError(f"{path} is empty; expected an OpenTafl record or a CSV game line")

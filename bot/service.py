@@ -126,8 +126,8 @@ class GameService:
     ) -> Challenge:
         """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept.
 
-        ChannelBusy if a game is being played there; ValueError for an unknown variant or side;
-        ServiceError for a challenge to oneself.
+        ChannelBusy if a game is being played there; UnknownVariantError or RulesError for a
+        variant that can't be played; ServiceError for an unknown side or a challenge to oneself.
         """
         game = engine.new_game(variant)
         side = _side_wish(game, side)
@@ -373,8 +373,8 @@ class GameService:
     async def offer(self, channel: Channel, player: Player, kind: OfferKind | str) -> Offer:
         """Offer a draw or ask to take back a move; the opponent answers with ``answer_offer``.
 
-        NoGameHere, NotAPlayer, ServiceError (an offer of that kind is already open; no move of
-        yours to take back); ValueError for an unknown kind.
+        NoGameHere, NotAPlayer, ServiceError (an unknown kind; an offer of that kind is already
+        open; no move of yours to take back).
         """
         kind = _offer_kind(kind)
         async with self._game_in(channel) as state:
@@ -652,12 +652,12 @@ def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:
 
 
 def _side_wish(game: engine.Game, side: str) -> str:
-    """``side`` checked against the variant's sides; ValueError naming the choices."""
+    """``side`` checked against the variant's sides; ServiceError naming the choices."""
     first = game.rules.first
     choices = [str(first), str(first.opponent), RANDOM_SIDE]
     wish = side.strip().lower()
     if wish not in choices:
-        raise ValueError(f"unknown side {side!r} for {game.rules.name}; choose "
+        raise ServiceError(f"unknown side {side!r} for {game.rules.name}; choose "
                          f"{choices[0]}, {choices[1]} or {choices[2]}")  # fmt: skip
     return wish
 
@@ -692,7 +692,7 @@ def _offer_kind(kind: OfferKind | str) -> OfferKind:
         return OfferKind(str(kind).strip().lower())
     except ValueError:
         choices = " or ".join(OfferKind)
-        raise ValueError(f"unknown offer {kind!r}; choose {choices}") from None
+        raise ServiceError(f"unknown offer {kind!r}; choose {choices}") from None
 
 
 def _offer_text(offer: Offer) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Hashable, Iterator
 from itertools import pairwise
 
 from engine.board import squares_of
-from engine.errors import IllegalMoveError
+from engine.errors import IllegalMoveError, Refusal
 from engine.game import Game
 from engine.halatafl import MIN_PIECES, HalataflGame
 from engine.rules import KingStrength
@@ -102,10 +102,10 @@ def choose_move(
     """
     deadline = time.perf_counter() + max(time_limit, 0.0)
     if game.outcome is not None:
-        raise IllegalMoveError("the game is over")
+        raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
     moves = game.legal_moves()
     if not moves:
-        raise IllegalMoveError(f"the {game.turn} have no legal move")
+        raise IllegalMoveError(f"the {game.turn} have no legal move", Refusal.NOT_LEGAL)
     random.Random(seed).shuffle(moves)
     winning = _immediate_win(game, moves)
     if winning is not None or len(moves) == 1:

@@ -4,7 +4,7 @@ A rules string is ``key:value`` entries separated by spaces, ``dim:`` first and 
 (``dim:9 esc:e ks:c cens: start:/3ttt3/.../``), as in OpenTafl's notation specification. A key
 left out takes OpenTafl's default. Keys for what this engine cannot play (berserk pieces and
 mode, jumps, fortresses, speed limits, repetition won or lost by the repeating player, weak
-shieldwalls) are refused with a ValueError naming them.
+shieldwalls) are refused with a RulesError naming them.
 
 Three switches of RULES.md that OpenTafl cannot express are written as entries of our own, which
 OpenTafl ignores (it reads ``tfr:dl`` as a draw):
@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from engine.errors import shorten
+from engine.errors import PositionError, RulesError, shorten
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
 from engine.types import Piece, Side, Square, parse_square, square_name
 
@@ -52,24 +52,26 @@ def format_position(pieces: Mapping[Square, str], size: int) -> str:
 def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
     """The pieces of an OTN position (rank 1 first) on a ``size`` board, using only ``letters``.
 
-    ``parse_position("/3t3/.../", 7, "tTK")``; ValueError says what is wrong.
+    ``parse_position("/3t3/.../", 7, "tTK")``; PositionError says what is wrong.
     """
     body = text.strip()
     if len(body) < 2 or not (body.startswith("/") and body.endswith("/")):
-        raise ValueError(
+        raise PositionError(
             f"a position starts and ends with '/' and lists the ranks from rank 1 up, "
             f"digits counting empty squares, like /3t3/...; got {shorten(text.strip())!r}"
         )
     ranks = body[1:-1].split("/")
     if len(ranks) != size:
-        raise ValueError(f"the position has {len(ranks)} ranks; a {size}x{size} board needs {size}")
+        raise PositionError(
+            f"the position has {len(ranks)} ranks; a {size}x{size} board needs {size}"
+        )
     pieces: dict[Square, Piece] = {}
     for rank, row in enumerate(ranks):
         file = 0
         for match in _RANK_TOKEN.finditer(row):
             token = match[0]
             if file > size or (token.isdigit() and len(token) > len(str(MAX_SIZE)) + 1):
-                raise ValueError(
+                raise PositionError(
                     f"rank {rank + 1} ({shorten(row)!r}) has more than {size} squares; "
                     f"expected {size}"
                 )
@@ -78,14 +80,14 @@ def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
                 continue
             if token not in letters:
                 allowed = ", ".join(letters)
-                raise ValueError(
+                raise PositionError(
                     f"rank {rank + 1}: {token!r} is not a piece here; the pieces are {allowed}"
                 )
             if file < size:
                 pieces[rank * size + file] = Piece(token)
             file += 1
         if file != size:
-            raise ValueError(
+            raise PositionError(
                 f"rank {rank + 1} ({shorten(row)!r}) has {file} squares; expected {size}"
             )
     return pieces
@@ -401,7 +403,14 @@ _SPECIAL = ("dim", "name", "start")
 
 
 def rules_from_opentafl(text: str) -> Rules:
-    """Rules from an OpenTafl rules string; ValueError names the wrong or unsupported entry."""
+    """Rules from an OpenTafl rules string; RulesError names the wrong or unsupported entry."""
+    try:
+        return _read_rules(text)
+    except ValueError as error:  # the readers below say what is wrong as a ValueError
+        raise RulesError(str(error)) from None
+
+
+def _read_rules(text: str) -> Rules:
     entries = _entries(text)
     size = _read_size(entries)
     start = _read_start(entries["start"], size)

@@ -5,18 +5,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from engine.errors import RulesError
 from engine.game import Game
 from engine.tafl import TaflGame, tables_for
 from engine.types import Piece, Square
 
 
 def new_game(variant: Any) -> Game:
-    """A new game of ``variant``, as ``Game(variant)``; ValueError (naming the problem) also when
+    """A new game of ``variant``, as ``Game(variant)``; RulesError (naming the problem) also when
     its start cannot be played."""
     game = Game(variant)
     problem = _start_problem(game)
     if problem is not None:
-        raise ValueError(f"start: {problem}")
+        raise RulesError(f"start: {problem}")
     return game
 
 

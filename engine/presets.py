@@ -72,7 +72,7 @@ FETLAR = Rules(
 
 HNEFATAFL = Rules(
     id="hnefatafl",
-    name="Hnefatafl (seed 001)",
+    name="Hnefatafl, unarmed king",
     summary=(
         "11x11 with the Copenhagen layout; the attackers move first and the king escapes to a "
         "corner. The king cannot capture; he is taken by four attackers, or three on the edge, "
@@ -112,7 +112,7 @@ TABLUT = Rules(
 
 TABLUT_CORNER = Rules(
     id="tablut-corner",
-    name="Tablut, corner escape (seed 004)",
+    name="Tablut, corner escape",
     summary=(
         "Tablut's 9x9 layout with the king escaping to a corner; the attackers move first. The "
         "king is captured by four attackers, or three when he stands on the edge. No square is "

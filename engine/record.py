@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.errors import IllegalMoveError, NotationError, shorten
+from engine.errors import RecordError, TaflError, shorten
 from engine.game import Game
 from engine.types import Outcome, Ply, Reason, Side
 
@@ -33,12 +33,20 @@ _TAG = re.compile(r"^\[(?P<key>[A-Za-z][\w-]*):(?P<value>[^\]\n]*)\]$")
 _MOVE_NUMBER = re.compile(r"^\d+\.")
 _PIECE_PREFIX = re.compile(r"^[tcnkTCNK](?=[a-z]\d)")
 _RESIGNATION = "---"
+__all__ = [
+    "DataGame",
+    "DataMove",
+    "DataResult",
+    "RecordError",
+    "Replay",
+    "game_from_record",
+    "parse_data_line",
+    "replay_data_game",
+    "to_opentafl_record",
+]
+
 _BOARD_ENDS = {Reason.RESIGNED, Reason.TIMEOUT, Reason.DRAW_AGREED}
 """Reasons a record must state because the moves do not show them."""
-
-
-class RecordError(ValueError):
-    """A record cannot be read or replayed; the message names the move and the reason."""
 
 
 # -- OpenTafl game records ---------------------------------------------------------------------
@@ -46,7 +54,7 @@ class RecordError(ValueError):
 
 def to_opentafl_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
     """The game as an OpenTafl game record; ``tags`` (date, attackers, event...) go first."""
-    start, turn = _start_of(game)
+    start, turn = game.start
     header: dict[str, str] = dict(tags or {})
     header.setdefault("variant", game.rules.name)
     header["result"] = _opentafl_result(game.outcome)
@@ -61,7 +69,7 @@ def to_opentafl_record(game: Game, tags: Mapping[str, str] | None = None) -> str
     lines = []
     for key, value in header.items():
         if not re.fullmatch(r"[A-Za-z][\w-]*", key) or re.search(r"[\]\n]", value):
-            raise ValueError(f"tag {key!r}: {value!r} cannot be written (no ']' or line breaks)")
+            raise RecordError(f"tag {key!r}: {value!r} cannot be written (no ']' or line breaks)")
         lines.append(f"[{key}:{value}]")
     lines.append("")
     plies = [_opentafl_ply(ply) for ply in game.history]
@@ -81,7 +89,7 @@ def game_from_record(text: str) -> Game:
             game = Game.from_position(tags["rules"], tags["position"], turn)
         else:
             game = Game(tags["rules"])
-    except ValueError as error:
+    except TaflError as error:
         raise RecordError(f"the record's rules or position cannot be used: {error}") from None
     tokens = [t for t in _without_comments(movetext).split() if not _MOVE_NUMBER.fullmatch(t)]
     for index, raw in enumerate(tokens):
@@ -94,23 +102,10 @@ def game_from_record(text: str) -> Game:
             break
         try:
             game.play(_our_move_text(token))
-        except (NotationError, IllegalMoveError) as error:
+        except TaflError as error:
             raise RecordError(f"{where}: {error}") from None
     _settle_outcome(game, tags)
     return game
-
-
-def _start_of(game: Game) -> tuple[str, Side]:
-    """The position and side to move the game began with (taken back, then replayed)."""
-    outcome = game.outcome
-    plies: list[Ply] = []
-    while game.history:
-        plies.append(game.undo())
-    start, turn = game.position(), game.turn
-    for ply in reversed(plies):
-        game.push(ply.move)
-    game.outcome = outcome
-    return start, turn
 
 
 def _opentafl_result(outcome: Outcome | None) -> str:
@@ -249,10 +244,10 @@ _TIMEOUT = "timeout"
 
 
 def parse_data_line(line: str) -> DataGame:
-    """Read ``MOVES,N1,N2,RESULT`` (shared/data/README.md); ValueError says what is wrong."""
+    """Read ``MOVES,N1,N2,RESULT`` (shared/data/README.md); RecordError says what is wrong."""
     fields = line.rstrip("\r\n").split(",")
     if len(fields) != 4:
-        raise ValueError(
+        raise RecordError(
             f"a game line has 4 comma-separated fields (moves,n1,n2,result); got {len(fields)}"
         )
     moves_text, n1, n2, result_text = fields
@@ -264,7 +259,7 @@ def parse_data_line(line: str) -> DataGame:
     for number, token in enumerate(tokens, start=1):
         match = _DATA_MOVE.match(token)
         if match is None:
-            raise ValueError(
+            raise RecordError(
                 f"ply {number}: {shorten(token)!r} is not a move like g3-e3 or g3-e3xe2"
             )
         caps = frozenset(re.findall(r"[a-z]\d{1,2}", match["caps"]))
@@ -274,7 +269,7 @@ def parse_data_line(line: str) -> DataGame:
         result = DataResult(result_text.strip())
     except ValueError:
         choices = ", ".join(repr(r.value) for r in DataResult)
-        raise ValueError(
+        raise RecordError(
             f"the counts must be numbers and the result one of {choices}; "
             f"got {shorten(n1)!r}, {shorten(n2)!r}, {shorten(result_text)!r}"
         ) from None
@@ -307,7 +302,7 @@ def replay_data_game(data: DataGame, variant: str = "copenhagen", *, finish: boo
         where = f"ply {number} ({game.turn}: {recorded.move})"
         try:
             ply = game.play(recorded.move)
-        except (NotationError, IllegalMoveError) as error:
+        except TaflError as error:
             raise RecordError(f"{where}: {error}") from None
         if frozenset(ply.captures) != recorded.captures:
             engine = ", ".join(sorted(ply.captures)) or "nothing"

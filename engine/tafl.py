@@ -22,7 +22,7 @@ from itertools import chain
 from typing import Any
 
 from engine.board import Geometry, geometry, squares_of
-from engine.errors import shorten
+from engine.errors import IllegalMoveError, PositionError, Refusal, RulesError, shorten
 from engine.game import Game
 from engine.opentafl import parse_position
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
@@ -209,7 +209,7 @@ def _square(name: str, size: int, what: str) -> Square:
     try:
         return parse_square(name, size)
     except ValueError as error:
-        raise ValueError(f"the {what} square {shorten(name)!r} is not valid: {error}") from None
+        raise RulesError(f"the {what} square {shorten(name)!r} is not valid: {error}") from None
 
 
 class TaflGame(Game):
@@ -222,7 +222,7 @@ class TaflGame(Game):
 
     def _setup(self, position: str, turn: Side) -> None:
         if turn not in (ATTACKERS, DEFENDERS):
-            raise ValueError(f"the side to move is attackers or defenders, not {turn}")
+            raise PositionError(f"the side to move is attackers or defenders, not {turn}")
         tables = tables_for(self.rules)
         self._tables = tables
         self._geo: Geometry = tables.geometry
@@ -231,7 +231,7 @@ class TaflGame(Game):
         pieces = parse_position(position, self.size, "tTK")
         kings = [s for s, p in pieces.items() if p is Piece.KING]
         if len(kings) != 1:
-            raise ValueError(f"a position needs exactly one king (K); this one has {len(kings)}")
+            raise PositionError(f"a position needs exactly one king (K); this one has {len(kings)}")
         g = self._geo
         self._att = sum(g.bit[s] for s, p in pieces.items() if p is Piece.ATTACKER)
         self._dfd = sum(g.bit[s] for s, p in pieces.items() if p is Piece.DEFENDER)
@@ -277,6 +277,10 @@ class TaflGame(Game):
         from engine.opentafl import rules_to_opentafl
 
         return rules_to_opentafl(self.rules)
+
+    def _copy_board_from(self, original: TaflGame) -> None:
+        attackers, defenders = original._line_moves
+        self._line_moves = (list(attackers), list(defenders))
 
     def _snapshot(self) -> _State:
         return (self._att, self._dfd, self._king, self._att_t, self._dfd_t)
@@ -570,43 +574,58 @@ class TaflGame(Game):
 
     # -- refusals ------------------------------------------------------------------------------
 
-    def _refusal(self, move: Move) -> str:
+    def _refusal(self, move: Move) -> IllegalMoveError:
+        def refuse(reason: Refusal, message: str) -> IllegalMoveError:
+            return IllegalMoveError(message, reason)
+
         if self.outcome is not None:
-            return "the game is over"
+            return refuse(Refusal.GAME_OVER, "the game is over")
         name = self.square_name
         if len(move.path) != 2:
-            return f"a move goes from one square to another in a straight line, like d1-d4: {move}"
+            return refuse(
+                Refusal.NOT_A_MOVE_SHAPE,
+                f"a move goes from one square to another in a straight line, like d1-d4: {move}",
+            )
         origin, target = move.path
         piece = self.piece_at(origin)
         if piece is None:
-            return f"there is no piece on {name(origin)}"
+            return refuse(Refusal.NO_PIECE, f"there is no piece on {name(origin)}")
         if piece.side is not self.turn:
-            return (
+            return refuse(
+                Refusal.NOT_YOUR_PIECE,
                 f"that is not your piece: it is the {self.turn}' turn, and {name(origin)} holds "
-                f"one of the {piece.side}"
+                f"one of the {piece.side}",
             )
         n = self.size
         if origin // n != target // n and origin % n != target % n:
-            return f"pieces move in a straight line along a rank or file; {move} is neither"
+            return refuse(
+                Refusal.NOT_A_MOVE_SHAPE,
+                f"pieces move in a straight line along a rank or file; {move} is neither",
+            )
         if self.piece_at(target) is not None:
-            return f"{name(target)} is taken: a piece moves only onto an empty square"
+            return refuse(
+                Refusal.OCCUPIED,
+                f"{name(target)} is taken: a piece moves only onto an empty square",
+            )
         is_king = piece is Piece.KING
         t = self._tables
         step = _unit(target - origin, n)
         for square in range(origin + step, target, step):
             if self.piece_at(square) is not None:
-                return f"{name(square)} blocks the way"
+                return refuse(Refusal.BLOCKED, f"{name(square)} blocks the way")
             if not t.may_pass(square, king=is_king):
                 what = "the throne" if square == t.throne_square else "a corner"
                 who = "nothing" if square in t.corner_squares else "only the king"
-                return f"{who} may pass {what} ({name(square)})"
+                return refuse(Refusal.RESTRICTED_SQUARE, f"{who} may pass {what} ({name(square)})")
         if not t.may_stop(target, king=is_king):
             if target in t.corner_squares:
-                return "only the king may stop on a corner"
-            if t.rules.throne_stop is ThroneStop.NOBODY:
-                return "nobody may stop on the throne"
-            return "only the king may stop on the throne"
-        return f"{move} is not a legal move here"
+                message = "only the king may stop on a corner"
+            elif t.rules.throne_stop is ThroneStop.NOBODY:
+                message = "nobody may stop on the throne"
+            else:
+                message = "only the king may stop on the throne"
+            return refuse(Refusal.RESTRICTED_SQUARE, message)
+        return refuse(Refusal.NOT_LEGAL, f"{move} is not a legal move here")
 
 
 def _unit(delta: int, size: int) -> int:

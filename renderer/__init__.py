@@ -3,6 +3,7 @@
 Knows Pillow and the engine's types, nothing of Discord.
 """
 
+from engine import __version__
 from renderer.caption import caption
 from renderer.geometry import Geometry
 from renderer.image import DEFAULT_WIDTH, board_geometry, render, render_image
@@ -19,6 +20,7 @@ __all__ = [
     "Geometry",
     "ReplayTooLarge",
     "Theme",
+    "__version__",
     "board_geometry",
     "caption",
     "render",

@@ -51,7 +51,7 @@ def test_ci_runs_the_readme_test_command_step_by_step_and_lints_first() -> None:
 
 
 def test_every_tafl_command_line_in_the_readme_parses() -> None:
-    parser = build_parser(config.Settings())
+    parser = build_parser()
     commands = set()
     for line in code_lines():
         words = shlex.split(line, comments=True)
@@ -61,7 +61,7 @@ def test_every_tafl_command_line_in_the_readme_parses() -> None:
             continue
         words = [w.replace("YOUR_SERVER_ID", "123") for w in words]
         commands.add(parser.parse_args(words[1:]).command)
-    assert commands == {"play", "bot", "render", "replay", "variants"}
+    assert commands == {"play", "bot", "render", "replay", "variants", "health"}
 
 
 def test_the_variants_table_is_engine_variants() -> None:
@@ -73,6 +73,11 @@ def test_the_variants_table_is_engine_variants() -> None:
         default = " (default)" if variant_id == DEFAULT_VARIANT else ""
         assert id_cell == f"`{variant_id}`{default}"
         assert (name, board, summary) == (rules.name, f"{rules.size}x{rules.size}", rules.summary)
+
+
+def test_no_name_or_summary_players_see_mentions_a_seed() -> None:
+    for rules in VARIANTS.values():
+        assert "seed" not in f"{rules.name} {rules.summary}".lower(), rules.id
 
 
 def test_the_invite_url_asks_for_the_scopes_and_permissions_it_lists() -> None:

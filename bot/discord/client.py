@@ -21,6 +21,7 @@ from bot.discord.cog import TaflCog
 from bot.discord.present import challenge_message
 from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, report_error
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
+from bot.health import HEARTBEAT_INTERVAL, beat_forever, heartbeat_path
 from bot.models import Challenge, utc_now
 from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
 from bot.storage import DatabaseOwner, Store
@@ -70,8 +71,9 @@ class TaflBot(commands.Bot):
     game; ``answer_budget`` the seconds an interaction may wait before it is deferred;
     ``compute`` the worker pools for the AI and images (default: new worker processes, stopped
     with the bot); ``owner_wait`` the seconds to wait for another process to give the database
-    up; ``stop_grace`` the seconds a stopping bot lets interactions finish. Other options go to
-    discord.py.
+    up; ``stop_grace`` the seconds a stopping bot lets interactions finish;
+    ``heartbeat_interval`` the seconds between two heartbeats for ``tafl health``. Other
+    options go to discord.py.
     """
 
     def __init__(
@@ -88,6 +90,7 @@ class TaflBot(commands.Bot):
         compute: Compute | None = None,
         owner_wait: float = 0.0,
         stop_grace: float = STOP_GRACE,
+        heartbeat_interval: float = HEARTBEAT_INTERVAL,
         **options: Any,
     ) -> None:
         options.setdefault("intents", bot_intents())
@@ -109,6 +112,8 @@ class TaflBot(commands.Bot):
         self.stop_grace = stop_grace
         self.stopping = False
         """Set once the bot starts to stop: new interactions are refused."""
+        self.heartbeat_interval = heartbeat_interval
+        """Seconds between two writes of the heartbeat file beside the database (bot/health.py)."""
         self._given_compute = compute
         self._compute: Compute | None = None
         self._owner: DatabaseOwner | None = None
@@ -158,6 +163,12 @@ class TaflBot(commands.Bot):
         self._background = [
             asyncio.create_task(self._sweep_forever(), name="tafl-sweep"),
             asyncio.create_task(self._catch_up(), name="tafl-catch-up"),
+            asyncio.create_task(
+                beat_forever(
+                    heartbeat_path(self.db_path), self._connected, self.heartbeat_interval
+                ),
+                name="tafl-heartbeat",
+            ),
         ]
 
     async def sync_app_commands(self, guild_id: int | None = None) -> list[app_commands.AppCommand]:
@@ -207,6 +218,12 @@ class TaflBot(commands.Bot):
         if self._owner is not None:
             self._owner.release()
             self._owner = None
+
+    def _connected(self) -> bool:
+        """Whether the bot is logged in with its gateway socket open (discord.py drops a socket
+        whose heartbeats go unanswered), so that a heartbeat may be written."""
+        ws = self.ws
+        return self.is_ready() and not self.is_closed() and ws is not None and ws.open
 
     async def _catch_up(self) -> None:
         """Once connected: post what a crash left unposted, then let the AI answer where a

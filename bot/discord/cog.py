@@ -122,11 +122,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise ServiceError(f"{opponent.display_name} is a bot; challenge me to play my AI")
         try:
             challenge = await self.service.challenge(channel, me, rival, variant, side)
-        except ServiceError:
-            raise
-        except ValueError as error:  # an unknown variant or side, in the service's words
-            refusal = str(error) if rules is None else f"those rules can't be played: {error}"
-            raise ServiceError(refusal) from error
+        except engine.RulesError as error:
+            raise ServiceError(f"those rules can't be played: {error}") from error
         if rival == AI_PLAYER:
             state = await self.service.accept(challenge.id, AI_PLAYER)
             await reply.send(await present.start_message(self.compute, state))

@@ -117,7 +117,7 @@ def board_view(game: engine.Game, piece: str | None = None) -> BoardView:
     """
     try:
         return BoardView.from_game(game, moves_of=piece)
-    except ValueError as error:
+    except engine.TaflError as error:
         raise ServiceError(f"can't show the moves of {piece!r}: {error}") from None
 
 

@@ -15,20 +15,15 @@ import discord
 from discord import app_commands
 
 import engine
-from bot.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
 ANSWER_BUDGET = 2.0
 """Seconds an interaction may wait for its answer before it is deferred (Discord allows 3)."""
 
-DOMAIN_ERRORS: tuple[type[Exception], ...] = (
-    ServiceError,
-    engine.NotationError,
-    engine.IllegalMoveError,
-    engine.AmbiguousMoveError,
-)
-"""Refusals a player caused and can act on; anything else is a bug."""
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (engine.TaflError,)
+"""Refusals a player caused and can act on (the service's and the engine's); anything else is a
+bug."""
 
 _REPLY_KEY = "tafl.reply"
 

@@ -93,7 +93,7 @@ def test_the_player_to_move_has_left_the_time_to_the_deadline(
     """Whatever the history, the two ways of reading the clock agree, and a clock never holds
     more than its starting time."""
     control = TimeControl.parse(text)
-    moves = []
+    moves: list[datetime] = []
     for gap in gaps:
         moves.append((moves[-1] if moves else START) + timedelta(seconds=gap))
     now = (moves[-1] if moves else START) + timedelta(seconds=extra)

@@ -57,7 +57,8 @@ async def test_boards_and_replays_are_drawn_in_a_worker_process(processes: Compu
     png = await processes.board_png(BoardView.from_game(game, moves_of=None))
     assert png.startswith(b"\x89PNG")
     gif = await processes.replay_gif(Snapshot.of(game))
-    assert gif.startswith(b"GIF8")
+    assert gif is not None and gif.startswith(b"GIF8")
+    assert await processes.replay_gif(Snapshot.of(game), max_bytes=1000) is None
     assert await processes._run(processes._draw_pool, os.getpid) != os.getpid()
 
 

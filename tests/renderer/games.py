@@ -35,3 +35,15 @@ def unending_game(variant: str, plies: int, seed: int = 1) -> engine.Game:
         else:
             raise AssertionError(f"every move ends this {variant} game: take another seed")
     return game
+
+
+HALATAFL_CHAIN_START = "/1WWWWW1/WWW1WWW/WWWWWWW/WWWWBBB/BBBBBBB/BBBBBBB/1BBBBB1/"
+"""Halatafl with White's d2 jumped over d3 into the centre, Black to move."""
+
+
+def halatafl_chain() -> engine.Game:
+    """Halatafl just after Black's chain d6-f4-d2, which jumps e5 (its own) and takes e3."""
+    game = engine.Game.from_position("halatafl", HALATAFL_CHAIN_START, "black")
+    for move in ("f4-d2", "c1-e3", "d6-f4-d2"):
+        game.play(move)
+    return game

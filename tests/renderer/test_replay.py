@@ -22,7 +22,7 @@ from renderer import (
 )
 from renderer.replay import FIRST_MS, FRAME_MS, LAST_MS
 from renderer.theme import WOOD
-from tests.renderer.games import new_game, played, unending_game
+from tests.renderer.games import halatafl_chain, new_game, played, unending_game
 from tests.renderer.pixels import mismatched_squares
 
 MAX_REPLAY_BYTES = 8 * 1024 * 1024
@@ -53,13 +53,13 @@ def random_game(variant: str, plies: int, seed: int) -> engine.Game:
 
 
 def test_one_frame_for_the_start_and_one_per_ply_each_showing_its_position() -> None:
-    game = played("halatafl", "d2-d4", "f4-d2", "c1-e3", "d6-f4-d2")
-    gif = render_replay(game)
+    game = halatafl_chain()
+    gif = render_replay(game, start=game.start[0])
     shown = frames(gif)
     assert len(shown) == len(game.history) + 1
     assert shown[0].size == (DEFAULT_WIDTH, DEFAULT_WIDTH)
     geometry = board_geometry(7, width=DEFAULT_WIDTH)
-    replay = new_game("halatafl")
+    replay = engine.Game.from_position(game.rules_string, *game.start)
     for index, frame in enumerate(shown):
         if index:
             replay.play(str(game.history[index - 1].move))
