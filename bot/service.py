@@ -156,7 +156,7 @@ class GameService:
                 raise NotForYou("that is your own challenge; you can cancel it")
             if challenge.opponent is not None and challenge.opponent.id != player.id:
                 raise NotForYou(f"this challenge is for {challenge.opponent.name}")
-            game = engine.Game(challenge.variant)
+            game = engine.new_game(challenge.variant)
             players = self._seat(game, challenge.challenger, player, challenge.side)
             game_id = await db.insert_game(
                 challenge.channel, game.variant, game.rules_string, players, now
