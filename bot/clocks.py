@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from enum import StrEnum
 
+from engine.errors import TaflError, shorten
+
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 LONGEST = timedelta(days=365)
 """The longest time a control may give (a buffer or a time per move)."""
@@ -25,7 +27,7 @@ MAX_TEXT = 24
 HELP = "write a time control like 3d (per move), 5d+12h (a clock plus an increment), 10m+5s or none"
 
 
-class TimeControlError(ValueError):
+class TimeControlError(TaflError):
     """A time control that can't be read; the message says what is expected."""
 
 
@@ -49,19 +51,23 @@ class TimeControl:
         """``"none"``, ``"3d"``, ``"5d+12h"``, ``"10m+5s"``; TimeControlError if it is not one."""
         written = text.strip().lower()
         if len(written) > MAX_TEXT:
-            raise TimeControlError(f"{_quoted(text)} is too long for a time control: {HELP}")
+            raise TimeControlError(
+                f"{shorten(text.strip())!r} is too long for a time control: {HELP}"
+            )
         if written in ("", "none", "no", "off"):
             return NO_CLOCK
         base_text, plus, increment_text = written.partition("+")
         base = _duration(base_text, text)
         if not timedelta(0) < base <= LONGEST:
-            raise TimeControlError(f"{_quoted(text)}: the time must be from 1s to 52w; {HELP}")
+            raise TimeControlError(
+                f"{shorten(text.strip())!r}: the time must be from 1s to 52w; {HELP}"
+            )
         if not plus:
             return cls(Kind.PER_MOVE, base)
-        increment = _duration(increment_text, text)
+        increment = _duration(increment_text, quoted)
         if increment > base:
             raise TimeControlError(
-                f"{_quoted(text)}: the increment can't be more than the starting time; {HELP}"
+                f"{quoted}: the increment can't be more than the starting time; {HELP}"
             )
         return cls(Kind.CLOCK, base, increment)
 
@@ -152,8 +158,8 @@ def format_left(left: timedelta) -> str:
     return f"{seconds}s"
 
 
-def _duration(text: str, whole: str) -> timedelta:
-    """``"1d12h"`` as a timedelta; TimeControlError naming ``whole`` if it is not one."""
+def _duration(text: str, quoted: str) -> timedelta:
+    """``"1d12h"`` as a timedelta; TimeControlError quoting the whole control if it is not one."""
     seconds = 0
     number = ""
     for char in text.strip():
@@ -163,12 +169,7 @@ def _duration(text: str, whole: str) -> timedelta:
             seconds += int(number) * UNITS[char]
             number = ""
         else:
-            raise TimeControlError(f"can't read {_quoted(whole)} as a time control: {HELP}")
+            raise TimeControlError(f"can't read {quoted} as a time control: {HELP}")
     if number or not text.strip():
-        raise TimeControlError(f"can't read {_quoted(whole)} as a time control: {HELP}")
+        raise TimeControlError(f"can't read {quoted} as a time control: {HELP}")
     return timedelta(seconds=seconds)
-
-
-def _quoted(text: str, limit: int = 30) -> str:
-    shown = text.strip()
-    return repr(shown if len(shown) <= limit else shown[: limit - 1] + "…")

@@ -15,6 +15,7 @@ import discord
 from discord import app_commands
 
 import engine
+from engine.errors import shorten
 
 log = logging.getLogger(__name__)
 
@@ -34,11 +35,6 @@ FIELD_VALUE_LIMIT = 1024
 FIELDS_LIMIT = 25
 EMBED_TOTAL_LIMIT = 6000
 """Discord's limits on a message's text (characters) and on an embed's parts."""
-
-
-def shorten(text: str, limit: int) -> str:
-    """``text``, cut to at most ``limit`` characters with an ellipsis if it is longer."""
-    return text if len(text) <= limit else text[: max(0, limit - 1)] + "…"
 
 
 def fit_embed(embed: discord.Embed) -> discord.Embed:

@@ -17,8 +17,8 @@ from bot.discord.replies import (
     FIELDS_LIMIT,
     Outgoing,
     fit_embed,
-    shorten,
 )
+from engine.errors import shorten
 
 texts = st.text(alphabet=st.characters(codec="utf-8"), max_size=7000)
 
