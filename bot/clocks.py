@@ -50,18 +50,15 @@ class TimeControl:
     def parse(cls, text: str) -> TimeControl:
         """``"none"``, ``"3d"``, ``"5d+12h"``, ``"10m+5s"``; TimeControlError if it is not one."""
         written = text.strip().lower()
+        quoted = repr(shorten(text.strip()))
         if len(written) > MAX_TEXT:
-            raise TimeControlError(
-                f"{shorten(text.strip())!r} is too long for a time control: {HELP}"
-            )
+            raise TimeControlError(f"{quoted} is too long for a time control: {HELP}")
         if written in ("", "none", "no", "off"):
             return NO_CLOCK
         base_text, plus, increment_text = written.partition("+")
-        base = _duration(base_text, text)
+        base = _duration(base_text, quoted)
         if not timedelta(0) < base <= LONGEST:
-            raise TimeControlError(
-                f"{shorten(text.strip())!r}: the time must be from 1s to 52w; {HELP}"
-            )
+            raise TimeControlError(f"{quoted}: the time must be from 1s to 52w; {HELP}")
         if not plus:
             return cls(Kind.PER_MOVE, base)
         increment = _duration(increment_text, quoted)
