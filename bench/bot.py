@@ -15,8 +15,13 @@ answering the AI's move at once, so the AI is always thinking) while ``--games``
 people play each other in other channels; it runs once per K, with no AI games first, and
 prints both groups' latencies side by side, with the longest the bot's event loop was held up.
 
-Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]``,
-or ``python bench/bot.py --ai-games 0,6,20 --games 2 --plies 30 --think 0.5``.
+With ``--db postgresql://...`` each run is made twice, on a SQLite file and then on that
+PostgreSQL database (in a schema of its own, dropped afterwards), and the figures are printed
+side by side.
+
+Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]
+[--db postgresql://user:password@host/db]``, or ``python bench/bot.py --ai-games 0,6,20
+--games 2 --plies 30 --think 0.5``.
 """
 
 from __future__ import annotations
@@ -30,6 +35,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +46,7 @@ sys.path.insert(0, str(ROOT))
 import engine  # noqa: E402
 from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
-from bot.storage import Store  # noqa: E402
+from bot.storage import is_url, open_store, shown_target  # noqa: E402
 from tests.fake_discord.bot_process import (  # noqa: E402
     PEAK_MARK,
     STALL_MARK,
@@ -51,6 +58,8 @@ TARGET_MEMORY_MB = 200.0
 TARGET_LOADED_P95_MS = 300.0
 """With AI games running: the people's p95 at most this, and at most 4x (+100 ms) the p95
 without AI games."""
+TARGET_P95_RATIO = 1.5
+"""PostgreSQL's p95 at most this many times SQLite's, under the same load."""
 
 
 # -- seeding -------------------------------------------------------------------------------------
@@ -59,7 +68,7 @@ without AI games."""
 async def seed(db_path: str, games: int, rng: random.Random) -> float:
     """``games`` finished games (a few moves, then a resignation) through the service; seconds."""
     started = time.perf_counter()
-    store = await Store.open(db_path)
+    store = await open_store(db_path)
     service = GameService(store)
     try:
         for number in range(games):
@@ -226,7 +235,7 @@ async def send_hostile_texts(fake: object, rounds: int, tally: Tally) -> None:
 
 async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     """Differences between the stored games and the moves the bot answered."""
-    store = await Store.open(db_path)
+    store = await open_store(db_path)
     service = GameService(store)
     problems = []
     try:
@@ -272,13 +281,47 @@ def percentiles(seconds: list[float]) -> tuple[float, float, float]:
     return statistics.median(ordered) * 1000, p95 * 1000, ordered[-1] * 1000
 
 
-async def run_bot(args: argparse.Namespace, ai_games: int, rng: random.Random) -> Run:
-    """A fresh database and bot process; ``args.games`` pairs play while ``ai_games`` people
-    play the AI."""
+async def run_bot(
+    args: argparse.Namespace, ai_games: int, rng: random.Random, database: str | None = None
+) -> Run:
+    """A fresh database (a SQLite file, or a new schema of the PostgreSQL ``database``) and
+    bot process; ``args.games`` pairs play while ``ai_games`` people play the AI."""
+    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
+    try:
+        if database is None:
+            return await run_bot_on(args, ai_games, rng, str(workdir / "bench.sqlite3"), workdir)
+        async with own_schema(database) as url:
+            return await run_bot_on(args, ai_games, rng, url, workdir)
+    finally:
+        if not args.keep:
+            for path in workdir.iterdir():
+                path.unlink()
+            workdir.rmdir()
+
+
+@asynccontextmanager
+async def own_schema(url: str) -> AsyncIterator[str]:
+    """A new schema in the database at ``url`` for one run: the URL that uses it; dropped after."""
+    import asyncpg
+
+    name = f"tafl_bench_{os.getpid()}_{int(time.time() * 1000)}"
+    admin = await asyncpg.connect(url)
+    try:
+        await admin.execute(f"CREATE SCHEMA {name}")
+        try:
+            yield f"{url}{'&' if '?' in url else '?'}search_path={name}"
+        finally:
+            await admin.execute(f"DROP SCHEMA {name} CASCADE")
+    finally:
+        await admin.close()
+
+
+async def run_bot_on(
+    args: argparse.Namespace, ai_games: int, rng: random.Random, db_path: str, workdir: Path
+) -> Run:
     from tests.fake_discord import FakeDiscord
 
-    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
-    db_path = str(workdir / "bench.sqlite3")
+    print(f"on {shown_target(db_path)}")
     seconds = await seed(db_path, args.seed, rng)
     print(f"seeded {args.seed} finished games through the service in {seconds:.1f} s")
 
@@ -333,10 +376,6 @@ async def run_bot(args: argparse.Namespace, ai_games: int, rng: random.Random) -
         peak_mb=peaks[-1] / 1024 if peaks else float("nan"),
         stall_ms=stalls[-1] if stalls else float("nan"),
     )
-    if not args.keep:
-        for path in workdir.iterdir():
-            path.unlink()
-        workdir.rmdir()
     return run
 
 
@@ -351,8 +390,38 @@ def report_problems(run: Run) -> bool:
     return not (run.problems or run.lost)
 
 
+def side_by_side(runs: dict[str, Run]) -> bool:
+    """Print the runs' figures in columns; whether PostgreSQL's p95 is within its target."""
+    rows: list[tuple[str, Callable[[Run], str]]] = [
+        ("median (ms)", lambda r: f"{r.people()[0]:.0f}"),
+        ("p95 (ms)", lambda r: f"{r.people()[1]:.0f}"),
+        ("moves/s", lambda r: f"{len(r.tally.latencies) / r.elapsed:.1f}"),
+        ("errors", lambda r: str(len(r.problems))),
+        ("lost moves", lambda r: str(len(r.lost))),
+        ("peak MB", lambda r: f"{r.peak_mb:.0f}"),
+    ]
+    print()
+    print(f"{'':<14}" + "".join(f"{name:>12}" for name in runs))
+    for label, cell in rows:
+        print(f"{label:<14}" + "".join(f"{cell(r):>12}" for r in runs.values()))
+    ratio = runs["PostgreSQL"].people()[1] / runs["SQLite"].people()[1]
+    within = ratio <= TARGET_P95_RATIO
+    print(
+        f"PostgreSQL p95 / SQLite p95: {ratio:.2f} (target <= {TARGET_P95_RATIO:g})"
+        + ("" if within else ": MISSED")
+    )
+    return within
+
+
 async def bench(args: argparse.Namespace) -> int:
     rng = random.Random(args.random_seed)
+    if args.ai_games is None and args.db is not None:
+        runs = {
+            "SQLite": await run_bot(args, 0, random.Random(args.random_seed)),
+            "PostgreSQL": await run_bot(args, 0, random.Random(args.random_seed), args.db),
+        }
+        clean = all(report_problems(run) for run in runs.values())
+        return 0 if side_by_side(runs) and clean else 1
     if args.ai_games is None:
         run = await run_bot(args, 0, rng)
         p50, p95, _ = run.people()
@@ -377,11 +446,11 @@ async def bench(args: argparse.Namespace) -> int:
         return 0 if ok else 1
 
     counts = sorted({0, *args.ai_games})
-    runs = []
+    loaded = []
     for count in counts:
         print(f"-- {count} AI games running, {args.games} pairs of people playing each other")
-        runs.append(await run_bot(args, count, rng))
-        report_problems(runs[-1])
+        loaded.append(await run_bot(args, count, rng, args.db))
+        report_problems(loaded[-1])
     print(
         f"\n{args.games} pairs of people ({args.plies} plies each, {args.think:g} s to think on "
         f"average) while K people play the AI ({args.ai_time:g} s a move), on "
@@ -392,17 +461,17 @@ async def bench(args: argparse.Namespace) -> int:
         "| AI moves | longest loop stall | bot peak memory |"
     )
     print("|---|---|---|---|---|---|")
-    for run in runs:
+    for run in loaded:
         people, ai = run.people(), run.ai()
         print(
             f"| {run.ai_games} | {people[0]:.0f} / {people[1]:.0f} / {people[2]:.0f} ms "
             f"| {ai[0]:.0f} / {ai[1]:.0f} / {ai[2]:.0f} ms | {len(run.tally.ai_latencies)} "
             f"| {run.stall_ms:.0f} ms | {run.peak_mb:.0f} MB |"
         )
-    quiet_p95 = runs[0].people()[1]
+    quiet_p95 = loaded[0].people()[1]
     bound = min(TARGET_LOADED_P95_MS, 4 * quiet_p95 + 100)
-    ok = all(not (r.problems or r.lost) for r in runs)
-    for run in runs[1:]:
+    ok = all(not (r.problems or r.lost) for r in loaded)
+    for run in loaded[1:]:
         fast = run.people()[1] <= bound
         moving = len(run.tally.ai_latencies) > 0
         print(
@@ -441,7 +510,15 @@ def main() -> int:
     )
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")
+    parser.add_argument(
+        "--db",
+        metavar="URL",
+        help="a PostgreSQL database (postgresql://...): the plain run is made on SQLite and on"
+        " it, side by side; with --ai-games, the runs are made on it",
+    )
     args = parser.parse_args()
+    if args.db is not None and not is_url(args.db):
+        parser.error(f"--db takes a postgresql:// URL, not {args.db!r}")
     os.chdir(ROOT)
     return asyncio.run(bench(args))
 

@@ -1,4 +1,5 @@
-"""The ``tafl`` command: play in the terminal, run the Discord bot, render and replay games."""
+"""The ``tafl`` command: play in the terminal, run the Discord bot, render and replay games,
+look after the database."""
 
 from __future__ import annotations
 
@@ -51,7 +52,11 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    db_help = f"the SQLite database (default: $TAFL_DB, or ./{DEFAULT_DB})"
+    from bot.storage import db_target
+
+    db_help = (
+        f"the database: a SQLite file or a postgresql:// URL (default: $TAFL_DB, or ./{DEFAULT_DB})"
+    )
 
     play = commands.add_parser(
         "play",
@@ -69,7 +74,7 @@ def build_parser() -> argparse.ArgumentParser:
         " string",
     )
     play.add_argument("--resume", action="store_true", help="continue the unfinished game")
-    play.add_argument("--db", metavar="PATH", type=Path, help=db_help)
+    play.add_argument("--db", metavar="DB", type=db_target, help=db_help)
     play.add_argument(
         "--png",
         metavar="DIR",
@@ -87,7 +92,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(run=run_play)
 
     bot = commands.add_parser("bot", help="run the Discord bot (needs DISCORD_TOKEN)")
-    bot.add_argument("--db", metavar="PATH", type=Path, help=db_help)
+    bot.add_argument("--db", metavar="DB", type=db_target, help=db_help)
     bot.add_argument("--sync", action="store_true", help="sync the slash commands at start-up")
     bot.add_argument(
         "--guild",
@@ -138,10 +143,36 @@ def build_parser() -> argparse.ArgumentParser:
         "health",
         help="check that the database opens and the running bot's heartbeat is recent",
         description="Exit 0 when the database opens and the running bot wrote its heartbeat"
-        " (beside the database) lately; 1 with the reason otherwise. For Docker's HEALTHCHECK.",
+        " lately; 1 with the reason otherwise. For Docker's HEALTHCHECK.",
     )
-    health.add_argument("--db", metavar="PATH", type=Path, help=db_help)
+    health.add_argument("--db", metavar="DB", type=db_target, help=db_help)
     health.set_defaults(run=run_health)
+
+    db = commands.add_parser(
+        "db", help="the game database: its schema version, migrations, copies between databases"
+    )
+    actions = db.add_subparsers(dest="action", metavar="ACTION", required=True)
+    current = actions.add_parser("current", help="print the database's schema version")
+    migrate = actions.add_parser("migrate", help="apply the pending migrations and exit")
+    for action in (current, migrate):
+        action.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    current.set_defaults(run=run_db_current)
+    migrate.set_defaults(run=run_db_migrate)
+    copy = actions.add_parser(
+        "copy",
+        help="copy every game, move, challenge and offer from one database into another",
+        description=(
+            "Copy everything from SOURCE into TARGET (a SQLite file or a postgresql:// URL"
+            " each), ids and times kept: to move a server between SQLite and PostgreSQL."
+            " Stop the bot first. TARGET must be empty, unless --replace."
+        ),
+    )
+    copy.add_argument("source", metavar="SOURCE", type=db_target)
+    copy.add_argument("target", metavar="TARGET", type=db_target)
+    copy.add_argument(
+        "--replace", action="store_true", help="delete what TARGET holds before copying"
+    )
+    copy.set_defaults(run=run_db_copy)
     return parser
 
 
@@ -160,6 +191,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
+
+
+def database(args: argparse.Namespace) -> str | Path:
+    """The database a command works on: its ``--db``, else the configured one."""
+    db: str | Path | None = args.db
+    return Settings.load().db if db is None else db
 
 
 def fail(message: str, status: int = EXIT_ERROR) -> int:
@@ -185,12 +222,14 @@ def run_play(args: argparse.Namespace) -> int:
             raise CommandError(f"--ai takes the side the computer plays: {' or '.join(sides)}", 2)
     if args.ai_time is not None and not args.ai_time > 0:
         raise CommandError("--ai-time is a number of seconds above 0, like 0.5", 2)
-    db: Path = Settings.load().db_path if args.db is None else args.db
-    if not db.parent.is_dir():
+    from bot.storage import shown_target
+
+    db = database(args)
+    if isinstance(db, Path) and not db.parent.is_dir():
         raise CommandError(f"can't keep the game in {db}: {db.parent} is not a folder")
     resume_command = "tafl play --resume"
     if args.db is not None:
-        resume_command += f" --db {args.db}"
+        resume_command += f" --db {shown_target(args.db)}"
     with interrupts_as_keyboard_interrupt(), database_errors(db):
         report = asyncio.run(
             play_in_terminal(
@@ -207,7 +246,7 @@ def run_play(args: argparse.Namespace) -> int:
             )
         )
     if report is not None:
-        print(f"Saved as game #{report.game_id} in {db}.")
+        print(f"Saved as game #{report.game_id} in {shown_target(db)}.")
     return 0
 
 
@@ -224,13 +263,15 @@ def run_bot(args: argparse.Namespace) -> int:
     from bot.storage import DatabaseInUse
 
     try:
-        run(
-            settings.discord_token,
-            str(settings.db_path if args.db is None else args.db),
-            sync=args.sync,
-            guild=args.guild,
-            move_timeout=settings.move_timeout,
-        )
+        db = database(args)
+        with database_errors(db):
+            run(
+                settings.discord_token,
+                str(db),
+                sync=args.sync,
+                guild=args.guild,
+                move_timeout=settings.move_timeout,
+            )
     except DatabaseInUse as error:
         raise CommandError(str(error)) from None
     return 0
@@ -276,6 +317,90 @@ def run_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_db_current(args: argparse.Namespace) -> int:
+    from bot.storage import newest_migration, open_store, shown_target, store_class
+
+    db = database(args)
+    if isinstance(db, Path) and not db.is_file():
+        raise CommandError(f"there is no database at {db}")
+
+    async def current() -> int:
+        store = await open_store(db, migrate=False)
+        try:
+            return await store.schema_version()
+        finally:
+            await store.close()
+
+    with database_errors(db):
+        version = asyncio.run(current())
+    newest = newest_migration(store_class(db).migrations())
+    state = "up to date" if version == newest else f"newest {newest}: run `tafl db migrate`"
+    print(f"{shown_target(db)}: schema version {version} ({state})")
+    return 0
+
+
+def run_db_migrate(args: argparse.Namespace) -> int:
+    from bot.storage import open_store, shown_target
+
+    db = database(args)
+
+    async def migrate() -> tuple[int, int]:
+        store = await open_store(db, migrate=False)
+        try:
+            before = await store.schema_version()
+        finally:
+            await store.close()
+        store = await open_store(db)
+        try:
+            return before, await store.schema_version()
+        finally:
+            await store.close()
+
+    if isinstance(db, Path) and not db.parent.is_dir():
+        raise CommandError(f"can't create {db}: {db.parent} is not a folder")
+    with database_errors(db):
+        before, after = asyncio.run(migrate())
+    change = f"migrated from {before} to {after}" if after != before else f"already at {after}"
+    print(f"{shown_target(db)}: schema version {change}")
+    return 0
+
+
+def run_db_copy(args: argparse.Namespace) -> int:
+    from bot.storage import open_store, shown_target
+    from bot.storage.copy import TargetNotEmpty, copy_store, describe_counts
+
+    if isinstance(args.source, Path) and not args.source.is_file():
+        raise CommandError(f"there is no database at {args.source}")
+    if args.source == args.target:
+        raise CommandError("SOURCE and TARGET are the same database; copy into another one", 2)
+
+    async def copy() -> dict[str, int]:
+        source = await open_store(args.source)
+        try:
+            with database_errors(args.target):
+                target = await open_store(args.target)
+            try:
+                return await copy_store(source, target, replace=args.replace)
+            finally:
+                await target.close()
+        finally:
+            await source.close()
+
+    try:
+        with database_errors(args.source):
+            counts = asyncio.run(copy())
+    except TargetNotEmpty as error:
+        raise CommandError(
+            f"{shown_target(args.target)} already holds {describe_counts(error.counts)}; copy"
+            " into an empty database, or add --replace to delete what it holds first"
+        ) from None
+    print(
+        f"copied {describe_counts(counts)} from {shown_target(args.source)}"
+        f" to {shown_target(args.target)}"
+    )
+    return 0
+
+
 def run_variants(args: argparse.Namespace) -> int:
     from engine import DEFAULT_VARIANT, VARIANTS
 
@@ -291,7 +416,7 @@ def run_health(args: argparse.Namespace) -> int:
     from bot.health import Unhealthy, check_health
     from bot.models import utc_now
 
-    db: Path = Settings.load().db_path if args.db is None else args.db
+    db = database(args)
     try:
         print(asyncio.run(check_health(db, utc_now())))
     except Unhealthy as error:
@@ -352,9 +477,14 @@ def interrupts_as_keyboard_interrupt() -> Iterator[None]:
 
 
 @contextmanager
-def database_errors(path: Path) -> Iterator[None]:
-    """A database that cannot be used (not SQLite, locked, read-only...) as one CommandError."""
+def database_errors(db: str | Path) -> Iterator[None]:
+    """A database that cannot be used (not SQLite, locked, read-only, refused...) as one
+    CommandError."""
+    import asyncpg
+
+    from bot.storage import shown_target
+
     try:
         yield
-    except sqlite3.Error as error:
-        raise CommandError(f"can't use {path} as the game database: {error}") from None
+    except (sqlite3.Error, asyncpg.PostgresError, asyncpg.InterfaceError) as error:
+        raise CommandError(f"can't use {shown_target(db)} as the game database: {error}") from None

@@ -1,5 +1,5 @@
-"""Settings from the environment and a ``.env`` file: the Discord token, the database, logging,
-the move timeout.
+"""Settings from the environment and a ``.env`` file: the Discord token, the database (a SQLite
+file or a PostgreSQL URL), logging, the move timeout.
 
 The process environment wins over the ``.env`` file. The token is never shown: it is left out
 of ``repr`` and no message of this module contains it.
@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 from pathlib import Path
 
+from bot.storage import db_target
 from engine.errors import TaflError
 
 TOKEN_VAR = "DISCORD_TOKEN"
@@ -44,7 +45,8 @@ class Settings:
     """What the bot and the terminal game are configured with."""
 
     discord_token: str | None = field(default=None, repr=False)
-    db_path: Path = DEFAULT_DB
+    db: str | Path = DEFAULT_DB
+    """The database: a SQLite file, or a ``postgresql://`` URL."""
     log_level: str = DEFAULT_LOG_LEVEL
     move_timeout: timedelta = timedelta(hours=DEFAULT_MOVE_TIMEOUT_HOURS)
     """How long a player may take over a move before the opponent can claim the game."""
@@ -84,7 +86,7 @@ class Settings:
             )
         return cls(
             discord_token=token,
-            db_path=Path(db) if db else DEFAULT_DB,
+            db=db_target(db) if db else DEFAULT_DB,
             log_level=level,
             move_timeout=timedelta(hours=hours),
         )

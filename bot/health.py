@@ -2,7 +2,8 @@
 Discord gateway is connected; ``tafl health`` (Docker's HEALTHCHECK) reads it and opens the
 database.
 
-The heartbeat is one line, the UTC time it was written (ISO 8601), in ``<database>.heartbeat``.
+The heartbeat is one line, the UTC time it was written (ISO 8601), in ``<database>.heartbeat``
+for a SQLite file, or ``tafl-bot.heartbeat`` in the working folder for a PostgreSQL database.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bot.models import utc_now
-from bot.storage import Store
+from bot.storage import is_url, open_store, shown_target
 
 log = logging.getLogger(__name__)
 
@@ -29,9 +30,14 @@ class Unhealthy(Exception):
     """The health check failed; the message says what is wrong."""
 
 
-def heartbeat_path(db_path: str | os.PathLike[str]) -> Path:
-    """Where the bot using the database at ``db_path`` writes its heartbeat."""
-    return Path(f"{os.fspath(db_path)}.heartbeat")
+URL_HEARTBEAT = Path("tafl-bot.heartbeat")
+"""Where a bot on a PostgreSQL database writes its heartbeat (in its working folder)."""
+
+
+def heartbeat_path(database: str | os.PathLike[str]) -> Path:
+    """Where the bot using ``database`` (a SQLite file or a URL) writes its heartbeat."""
+    target = os.fspath(database)
+    return URL_HEARTBEAT if is_url(target) else Path(f"{target}.heartbeat")
 
 
 def write_heartbeat(path: Path, now: datetime) -> None:
@@ -57,19 +63,21 @@ async def beat_forever(
         await asyncio.sleep(interval)
 
 
-async def check_health(db_path: Path, now: datetime, max_age: timedelta = HEARTBEAT_MAX_AGE) -> str:
+async def check_health(
+    database: str | Path, now: datetime, max_age: timedelta = HEARTBEAT_MAX_AGE
+) -> str:
     """A one-line summary when the database opens and the heartbeat is recent; Unhealthy else."""
-    if not db_path.is_file():
-        raise Unhealthy(f"there is no database at {db_path}")
+    if isinstance(database, Path) and not database.is_file():
+        raise Unhealthy(f"there is no database at {database}")
     try:
-        store = await Store.open(db_path)
+        store = await open_store(database, migrate=False)
         try:
             schema = await store.schema_version()
         finally:
             await store.close()
     except Exception as error:  # any failure to open it is the answer, not a crash
-        raise Unhealthy(f"can't open the database {db_path}: {error}") from None
-    path = heartbeat_path(db_path)
+        raise Unhealthy(f"can't open the database {shown_target(database)}: {error}") from None
+    path = heartbeat_path(database)
     try:
         written = datetime.fromisoformat(path.read_text(encoding="utf-8").strip())
     except FileNotFoundError:

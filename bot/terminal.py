@@ -15,7 +15,7 @@ from typing import TextIO
 from bot.errors import ServiceError
 from bot.models import AI_PLAYER, Channel, GameState, MoveResult, OfferKind, Player, Report
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import open_store
 from engine import (
     DEFAULT_VARIANT,
     Game,
@@ -410,7 +410,7 @@ def plies(count: int) -> str:
 
 
 async def play_in_terminal(
-    db_path: Path,
+    db: str | Path,
     stdin: TextIO,
     stdout: TextIO,
     *,
@@ -422,7 +422,8 @@ async def play_in_terminal(
     glyphs: Glyphs | None = None,
     resume_command: str = "tafl play --resume",
 ) -> Report | None:
-    """Start (or resume) a game saved in ``db_path`` and play it; its report, or None on quit.
+    """Start (or resume) a game saved in ``db`` (a SQLite file or a PostgreSQL URL) and play it;
+    its report, or None on quit.
 
     ServiceError when there is nothing to resume, or an unfinished game is in the way.
     """
@@ -430,7 +431,7 @@ async def play_in_terminal(
     if png_dir is not None:
         from renderer import render
 
-    store = await Store.open(db_path)
+    store = await open_store(db)
     try:
         service = (
             GameService(store)

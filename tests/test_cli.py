@@ -17,7 +17,7 @@ from bot import config
 from bot.cli import main
 from bot.models import GameStatus
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "NzkzNDU2.secret-token.value"
@@ -65,7 +65,7 @@ def run_tafl(
 def test_settings_default_to_a_database_in_the_current_folder() -> None:
     settings = config.Settings.load(environ={}, env_file=None)
     assert settings.discord_token is None
-    assert settings.db_path == Path("tafl.sqlite3")
+    assert settings.db == Path("tafl.sqlite3")
     assert settings.log_level == "INFO"
     assert settings.move_timeout == timedelta(hours=24)
 
@@ -80,7 +80,7 @@ def test_environment_wins_over_the_env_file(tmp_path: Path) -> None:
     )
     settings = config.Settings.load(environ={"TAFL_DB": "/data/env.sqlite3"}, env_file=env_file)
     assert settings.discord_token == SECRET
-    assert settings.db_path == Path("/data/env.sqlite3")
+    assert settings.db == Path("/data/env.sqlite3")
     assert settings.log_level == "DEBUG"
 
 
@@ -221,7 +221,7 @@ def test_health_is_one_line_with_status_0_or_1(
 
 
 async def create_database(path: Path) -> None:
-    store = await Store.open(path)
+    store = await open_store(path)
     await store.close()
 
 
@@ -300,9 +300,12 @@ def lines(*commands: str) -> str:
     return "".join(f"{command}\n" for command in commands)
 
 
-def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) -> None:
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+def test_play_quit_resume_and_finish_in_a_subprocess(
+    clean_environment: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
     moves = ESCAPE_GAME.split()
-    db = "games.sqlite3"
+    db = "games.sqlite3" if kind == "sqlite" else request.getfixturevalue("postgres_url")
     first = run_tafl(
         "play", "--variant", "brandubh", "--db", db,
         cwd=clean_environment,
@@ -313,7 +316,7 @@ def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) ->
     assert "d1-d9: d9 is off the board; squares go from a1 to g7" in out
     assert "took back attackers d1-e1" in out
     assert "3. defenders d3-g3, capturing g4" in out
-    assert "Game #1 is saved (6 plies)" in out and "tafl play --resume --db games.sqlite3" in out
+    assert "Game #1 is saved (6 plies)" in out and f"tafl play --resume --db {db}" in out
 
     refused = run_tafl("play", "--db", db, cwd=clean_environment, stdin=lines("d6-c6"))
     assert refused.returncode == 1 and refused.stdout == ""
@@ -350,7 +353,7 @@ def test_play_quit_resume_and_finish_in_a_subprocess(clean_environment: Path) ->
     )
 
     async def saved() -> tuple[GameStatus, list[str], str]:
-        store = await Store.open(clean_environment / db)
+        store = await open_store(db if kind == "postgresql" else clean_environment / db)
         try:
             state = await GameService(store).get_game(1)
         finally:
@@ -554,3 +557,121 @@ def test_ctrl_c_at_the_prompt_quits_at_once_and_keeps_the_game(clean_environment
     out, err = process.communicate(timeout=30)
     assert process.returncode == 0, err
     assert "Game #1 is saved (1 ply)" in out and "Traceback" not in err
+
+
+# -- tafl db --------------------------------------------------------------------------------------
+
+
+def tafl_out(capsys: pytest.CaptureFixture[str], *argv: str, status: int = 0) -> str:
+    """What ``tafl ARGV`` prints (on stdout if it succeeds, stderr if not), checked to be one
+    line, after checking its exit status."""
+    assert main(list(argv)) == status
+    out, err = capsys.readouterr()
+    said = out if status == 0 else err
+    assert said.count("\n") == 1 and (err == "" if status == 0 else out == ""), (out, err)
+    return said.strip()
+
+
+async def play_a_game(db: str | Path) -> None:
+    from bot.models import Channel, Player
+    from engine import Side
+
+    store = await open_store(db)
+    try:
+        service = GameService(store)
+        players = {Side.ATTACKERS: Player("a", "A"), Side.DEFENDERS: Player("b", "B")}
+        state = await service.start_game(Channel("here"), players, "brandubh")
+        await service.move(state.channel, players[Side.ATTACKERS], "d1-e1")
+    finally:
+        await store.close()
+
+
+async def dump_of(db: str | Path) -> dict[str, list[tuple[object, ...]]]:
+    store = await open_store(db)
+    try:
+        async with store.reading() as session:
+            return await session.dump()
+    finally:
+        await store.close()
+
+
+def test_db_current_and_migrate_on_a_sqlite_file(
+    capsys: pytest.CaptureFixture[str], clean_environment: Path
+) -> None:
+    from bot.storage import MIGRATIONS, newest_migration
+
+    newest = newest_migration(MIGRATIONS / "sqlite")
+    said = tafl_out(capsys, "db", "current", status=1)
+    assert said == "tafl: there is no database at tafl.sqlite3"
+    assert not (clean_environment / "tafl.sqlite3").exists()
+    said = tafl_out(capsys, "db", "migrate")
+    assert said == f"tafl.sqlite3: schema version migrated from 0 to {newest}"
+    assert tafl_out(capsys, "db", "migrate") == f"tafl.sqlite3: schema version already at {newest}"
+    said = tafl_out(capsys, "db", "current")
+    assert said == f"tafl.sqlite3: schema version {newest} (up to date)"
+
+
+def test_db_current_and_migrate_on_postgresql(
+    capsys: pytest.CaptureFixture[str], postgres_url: str
+) -> None:
+    from bot.storage import MIGRATIONS, newest_migration
+
+    newest = newest_migration(MIGRATIONS / "postgresql")
+    said = tafl_out(capsys, "db", "current", "--db", postgres_url)
+    assert said == f"{postgres_url}: schema version 0 (newest {newest}: run `tafl db migrate`)"
+    said = tafl_out(capsys, "db", "migrate", "--db", postgres_url)
+    assert said.endswith(f"schema version migrated from 0 to {newest}")
+    said = tafl_out(capsys, "db", "current", "--db", postgres_url)
+    assert said.endswith(f"schema version {newest} (up to date)")
+
+
+def test_db_copy_moves_a_server_to_postgresql_and_back(
+    capsys: pytest.CaptureFixture[str], clean_environment: Path, postgres_url: str
+) -> None:
+    asyncio.run(play_a_game("tafl.sqlite3"))
+    said = tafl_out(capsys, "db", "copy", "tafl.sqlite3", postgres_url)
+    assert said == (
+        "copied games: 1, game_players: 2, moves: 1, announcements: 1"
+        f" from tafl.sqlite3 to {postgres_url}"
+    )
+    said = tafl_out(capsys, "db", "copy", "tafl.sqlite3", postgres_url, status=1)
+    assert said == (
+        f"tafl: {postgres_url} already holds games: 1, game_players: 2, moves: 1,"
+        " announcements: 1; copy into an empty database, or add --replace to delete what it"
+        " holds first"
+    )
+    assert tafl_out(capsys, "db", "copy", "tafl.sqlite3", postgres_url, "--replace")
+    assert tafl_out(capsys, "db", "copy", postgres_url, "back.sqlite3")
+    assert asyncio.run(dump_of(Path("back.sqlite3"))) == asyncio.run(dump_of(Path("tafl.sqlite3")))
+
+
+@pytest.mark.parametrize(
+    ("argv", "status", "message"),
+    [
+        (["db", "copy", "none.sqlite3", "b.sqlite3"], 1, "there is no database at none.sqlite3"),
+        (["db", "copy", "tafl.sqlite3", "tafl.sqlite3"], 2, "SOURCE and TARGET are the same"),
+        (["db", "migrate", "--db", "no/such/dir/t.sqlite3"], 1, "no/such/dir is not a folder"),
+        (["db", "current", "--db", "not-a-db.txt"], 1, "can't use not-a-db.txt as the game"),
+        (["db", "frobnicate"], 2, "invalid choice: 'frobnicate'"),
+    ],
+)
+def test_db_refusals_are_one_line(
+    argv: list[str],
+    status: int,
+    message: str,
+    capsys: pytest.CaptureFixture[str],
+    clean_environment: Path,
+) -> None:
+    (clean_environment / "tafl.sqlite3").touch()
+    (clean_environment / "not-a-db.txt").write_text("plain text\n" * 100)
+    assert message in tafl_out(capsys, *argv, status=status)
+    assert (clean_environment / "not-a-db.txt").read_text() == "plain text\n" * 100
+
+
+def test_an_unreachable_postgresql_is_one_line_with_the_password_hidden(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    url = f"postgresql://tafl:s3cret@/tafl?host={tmp_path}&port=1"
+    said = tafl_out(capsys, "db", "current", "--db", url, status=1)
+    assert "s3cret" not in said and said.startswith("tafl: ")
+    assert "postgresql://tafl:***@/tafl" in said

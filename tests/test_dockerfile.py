@@ -72,7 +72,7 @@ def test_every_variable_it_sets_for_the_project_is_read_by_config() -> None:
     assert ours, "the image sets no project setting"
     assert ours <= set(config.ENV_VARS)
     loaded = config.Settings.load(environ=env_vars(), env_file=None)
-    assert str(loaded.db_path) == "/data/tafl.sqlite3"
+    assert str(loaded.db) == "/data/tafl.sqlite3"
     assert loaded.log_level == env_vars()[config.LOG_LEVEL_VAR]
 
 

@@ -11,7 +11,7 @@ import pytest
 from bot.errors import ServiceError
 from bot.models import AI_PLAYER, GameStatus
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import open_store
 from bot.terminal import (
     ASCII,
     CHANNEL,
@@ -58,7 +58,7 @@ class Tty(io.StringIO):
 
 @pytest.fixture
 async def service(tmp_path: Path) -> AsyncIterator[GameService]:
-    store = await Store.open(tmp_path / "tafl.sqlite3")
+    store = await open_store(tmp_path / "tafl.sqlite3")
     yield GameService(store, ai_time_limit=0.05)
     await store.close()
 

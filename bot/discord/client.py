@@ -6,10 +6,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import signal
 from collections.abc import Callable
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, cast
 
 import discord
@@ -24,7 +24,7 @@ from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.health import HEARTBEAT_INTERVAL, beat_forever, heartbeat_path
 from bot.models import Challenge, utc_now
 from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
-from bot.storage import DatabaseOwner, Store
+from bot.storage import DatabaseOwner, Store, db_target, is_url, open_store
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +62,8 @@ class TaflCommandTree(app_commands.CommandTree[Any]):
 
 
 class TaflBot(commands.Bot):
-    """A Discord bot that plays tafl through the game service, stored at ``db_path``.
+    """A Discord bot that plays tafl through the game service, stored in ``db`` (a SQLite file
+    or a PostgreSQL URL).
 
     ``sync`` publishes the slash commands at start-up (to ``sync_guild`` only, if given);
     ``clock`` is the service's clock; ``sweep_interval`` the seconds between two sweeps
@@ -78,7 +79,7 @@ class TaflBot(commands.Bot):
 
     def __init__(
         self,
-        db_path: str | os.PathLike[str],
+        db: str | Path,
         *,
         sync: bool = False,
         sync_guild: int | None = None,
@@ -99,7 +100,7 @@ class TaflBot(commands.Bot):
         )
         options.setdefault("tree_cls", TaflCommandTree)
         super().__init__(command_prefix=commands.when_mentioned, help_command=None, **options)
-        self.db_path = db_path
+        self.db = db
         self.sync_commands = sync
         self.sync_guild = sync_guild
         self.clock = clock
@@ -145,10 +146,11 @@ class TaflBot(commands.Bot):
         return cast(ButtonHandler, cog)
 
     async def setup_hook(self) -> None:
-        self._owner = await DatabaseOwner.claim(self.db_path, self.owner_wait)
+        if not is_url(self.db):  # PostgreSQL is shared by the processes: nobody owns it
+            self._owner = await DatabaseOwner.claim(self.db, self.owner_wait)
         self._compute = self._given_compute or Compute.in_processes()
         await self._compute.start()
-        self._store = await Store.open(os.fspath(self.db_path))
+        self._store = await open_store(self.db)
         self._service = GameService(
             self._store,
             self.clock,
@@ -164,9 +166,7 @@ class TaflBot(commands.Bot):
             asyncio.create_task(self._sweep_forever(), name="tafl-sweep"),
             asyncio.create_task(self._catch_up(), name="tafl-catch-up"),
             asyncio.create_task(
-                beat_forever(
-                    heartbeat_path(self.db_path), self._connected, self.heartbeat_interval
-                ),
+                beat_forever(heartbeat_path(self.db), self._connected, self.heartbeat_interval),
                 name="tafl-heartbeat",
             ),
         ]
@@ -292,9 +292,9 @@ def parse_message_ref(ref: str) -> tuple[int, int] | None:
     return int(channel_id), int(message_id)
 
 
-def create_bot(db_path: str | os.PathLike[str], **options: Any) -> TaflBot:
-    """The bot, built but not started (see ``TaflBot`` for the options)."""
-    return TaflBot(db_path, **options)
+def create_bot(db: str | Path, **options: Any) -> TaflBot:
+    """The bot on ``db``, built but not started (see ``TaflBot`` for the options)."""
+    return TaflBot(db, **options)
 
 
 def run(
@@ -305,14 +305,19 @@ def run(
     guild: int | None = None,
     move_timeout: timedelta = MOVE_TIMEOUT,
 ) -> None:
-    """Log in with ``token`` and play until SIGTERM or SIGINT (then stop gracefully); ``sync``
-    publishes the slash commands first (to ``guild`` only when given); ``move_timeout`` is how
-    long a move may take before the game can be claimed. DatabaseInUse if another bot process
+    """Log in with ``token`` and play on ``db_path`` (a SQLite file or a PostgreSQL URL) until
+    SIGTERM or SIGINT (then stop gracefully); ``sync`` publishes the slash commands first (to
+    ``guild`` only when given); ``move_timeout`` is how long a move may take before the game can
+    be claimed. DatabaseInUse if another bot process
     keeps the database for longer than OWNER_WAIT."""
     if not logging.getLogger().handlers:
         discord.utils.setup_logging()
     bot = create_bot(
-        db_path, sync=sync, sync_guild=guild, move_timeout=move_timeout, owner_wait=OWNER_WAIT
+        db_target(db_path),
+        sync=sync,
+        sync_guild=guild,
+        move_timeout=move_timeout,
+        owner_wait=OWNER_WAIT,
     )
     asyncio.run(serve(bot, token))
 

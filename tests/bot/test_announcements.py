@@ -11,7 +11,7 @@ import pytest
 
 from bot.models import AnnouncementKind, Channel, OfferKind, Player
 from bot.service import RETRY_LAST, GameService
-from bot.storage import DatabaseInUse, DatabaseOwner, Store
+from bot.storage import DatabaseInUse, DatabaseOwner, open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
 
@@ -124,7 +124,7 @@ async def test_one_process_owns_a_database_file(db_path: Path) -> None:
 
 async def test_the_owner_lock_leaves_the_database_usable_by_others(db_path: Path) -> None:
     owner = await DatabaseOwner.claim(db_path)
-    store = await Store.open(db_path)  # the terminal game or a tool may still read and write
+    store = await open_store(db_path)  # the terminal game or a tool may still read and write
     assert await store.schema_version() >= 3
     await store.close()
     owner.release()

@@ -12,29 +12,35 @@ from bot.storage import Store
 from tests.bot.conftest import START
 
 
+@pytest.fixture(autouse=True)
+def in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bot on PostgreSQL beats in its working folder: the test's own."""
+    monkeypatch.chdir(tmp_path)
+
+
 async def test_healthy_when_the_database_opens_and_the_heartbeat_is_recent(
-    store: Store, db_path: Path
+    store: Store, db: str | Path
 ) -> None:
-    write_heartbeat(heartbeat_path(db_path), START)
-    summary = await check_health(db_path, START + timedelta(seconds=20))
+    write_heartbeat(heartbeat_path(db), START)
+    summary = await check_health(db, START + timedelta(seconds=20))
     assert summary == (
         f"healthy: database schema {await store.schema_version()}, heartbeat 20 s ago"
     )
 
 
-async def test_a_stale_heartbeat_is_unhealthy(store: Store, db_path: Path) -> None:
-    write_heartbeat(heartbeat_path(db_path), START)
-    await check_health(db_path, START + HEARTBEAT_MAX_AGE)
+async def test_a_stale_heartbeat_is_unhealthy(store: Store, db: str | Path) -> None:
+    write_heartbeat(heartbeat_path(db), START)
+    await check_health(db, START + HEARTBEAT_MAX_AGE)
     with pytest.raises(Unhealthy, match="is 91 s old"):
-        await check_health(db_path, START + HEARTBEAT_MAX_AGE + timedelta(seconds=1))
+        await check_health(db, START + HEARTBEAT_MAX_AGE + timedelta(seconds=1))
 
 
-async def test_no_heartbeat_yet_is_unhealthy(store: Store, db_path: Path) -> None:
+async def test_no_heartbeat_yet_is_unhealthy(store: Store, db: str | Path) -> None:
     with pytest.raises(Unhealthy, match="no heartbeat yet"):
-        await check_health(db_path, START)
-    heartbeat_path(db_path).write_text("soon\n")
+        await check_health(db, START)
+    heartbeat_path(db).write_text("soon\n")
     with pytest.raises(Unhealthy, match="can't read the heartbeat"):
-        await check_health(db_path, START)
+        await check_health(db, START)
 
 
 async def test_a_missing_or_broken_database_is_unhealthy(tmp_path: Path) -> None:

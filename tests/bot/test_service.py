@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import sqlite3
 from datetime import timedelta
 from pathlib import Path
 from typing import Any
@@ -37,7 +36,7 @@ from bot.models import (
     Player,
 )
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import Store, open_store
 from engine import (
     AmbiguousMoveError,
     IllegalMoveError,
@@ -48,7 +47,7 @@ from engine import (
     TaflError,
     UnknownVariantError,
 )
-from tests.bot.conftest import FakeClock
+from tests.bot.conftest import FakeClock, raw_execute_now, stamp
 
 ESCAPE = ["d6-e6", "d5-e5", "d7-e7", "d4-d7", "f4-f5", "d7-a7"]
 """Brandubh: the king reaches the a7 corner on the 6th ply."""
@@ -178,7 +177,7 @@ async def test_challenges_expire_after_fifteen_minutes(
 
 
 async def test_expired_challenges_name_the_messages_attached_to_them(
-    db_path: Path, store: Store, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+    db: str | Path, store: Store, clock: FakeClock, hall: Channel, alice: Player, bob: Player
 ) -> None:
     service = GameService(store, clock)
     shown = await service.challenge(hall, alice, bob)
@@ -192,7 +191,7 @@ async def test_expired_challenges_name_the_messages_attached_to_them(
         await service.attach_message(unshown.id, " ")
     await store.close()
 
-    restarted = await Store.open(db_path)
+    restarted = await open_store(db)
     try:
         clock.advance(minutes=15)
         expired = await GameService(restarted, clock).expire_challenges()
@@ -482,7 +481,7 @@ async def test_two_processes_racing_apply_exactly_one_move(
 
 
 async def test_a_move_on_a_stale_version_conflicts_and_reloads(
-    store: Store, db_path: Path, clock: FakeClock, hall: Channel, alice: Player, bob: Player
+    store: Store, db: str | Path, clock: FakeClock, hall: Channel, alice: Player, bob: Player
 ) -> None:
     """Another process plays d1-e1 after this one read the game but before it writes g4-g5."""
     intruded = False
@@ -491,13 +490,13 @@ async def test_a_move_on_a_stale_version_conflicts_and_reloads(
         nonlocal intruded
         if not intruded:
             intruded = True
-            with sqlite3.connect(db_path) as other:
-                other.execute(
-                    "INSERT INTO moves (game_id, ply, side, notation, captures, played_at)"
-                    " VALUES (?, 1, 'attackers', 'd1-e1', '', ?)",
-                    (state.id, clock().isoformat()),
-                )
-                other.execute("UPDATE games SET version = version + 1 WHERE id = ?", (state.id,))
+            raw_execute_now(
+                db,
+                "INSERT INTO moves (game_id, ply, side, notation, captures, played_at)"
+                " VALUES (?, 1, 'attackers', 'd1-e1', '', ?)",
+                state.id, stamp(db, clock()),
+            )  # fmt: skip
+            raw_execute_now(db, "UPDATE games SET version = version + 1 WHERE id = ?", state.id)
         return clock()
 
     setup = GameService(store, clock)
@@ -553,7 +552,7 @@ async def test_two_processes_answering_one_offer_agree(
 
 
 async def test_everything_survives_a_restart(
-    db_path: Path,
+    db: str | Path,
     clock: FakeClock,
     hall: Channel,
     thread: Channel,
@@ -561,7 +560,7 @@ async def test_everything_survives_a_restart(
     bob: Player,
     carol: Player,
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store(db)
     service = GameService(store, clock)
     state = await brandubh(service, hall, alice, bob)
     await play(service, hall, state, ["d1-e1", "d3-e3"])
@@ -569,7 +568,7 @@ async def test_everything_survives_a_restart(
     challenge = await service.challenge(thread, carol)
     await store.close()
 
-    store = await Store.open(db_path)
+    store = await open_store(db)
     service = GameService(store, clock)
     revived = await service.current_game(hall)
     assert revived is not None

@@ -1,17 +1,29 @@
-"""The store on a real SQLite file: migrations, transactions, version checks, what survives."""
+"""The store on each database (a SQLite file, a PostgreSQL database): migrations, transactions,
+version checks, what survives; then what only one of them has."""
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
+import asyncpg
 import pytest
 
 from bot.errors import ChannelBusy, MoveConflict
 from bot.models import ChallengeStatus, Channel, GameStatus, OfferKind, OfferStatus, Player
-from bot.storage import MIGRATIONS, Store, migration_files
+from bot.storage import (
+    MIGRATIONS,
+    Store,
+    migration_files,
+    newest_migration,
+    open_store,
+    store_class,
+)
+from bot.storage.postgresql import LOCK_SPACE, MIGRATION_LOCK
 from engine import Move, Outcome, Ply, Reason, Side
+from tests.bot.conftest import raw_execute, stamp
 
 A1, D1, D4, D5 = 0, 3, 36, 47  # on an 11x11 board
 START = datetime(2025, 3, 1, 12, 0, tzinfo=UTC)
@@ -22,57 +34,68 @@ def sides(alice: Player, bob: Player) -> dict[Side, Player]:
 
 
 async def new_game(store: Store, channel: Channel, players: dict[Side, Player]) -> int:
-    async with store.transaction() as db:
-        return await db.insert_game(channel, "copenhagen", "copenhagen", players, START)
+    async with store.transaction() as session:
+        return await session.insert_game(channel, "copenhagen", "copenhagen", players, START)
 
 
 # -- migrations and settings -------------------------------------------------------------------
 
 
-async def test_migrations_set_the_schema_version_once(db_path: Path) -> None:
-    newest = migration_files(MIGRATIONS)[-1][0]
-    store = await Store.open(db_path)
+REFUSED = (sqlite3.Error, asyncpg.PostgresError)
+"""What either driver raises when the database refuses a statement."""
+
+
+def copy_migrations(db: str | Path, folder: Path, up_to: int = 9999) -> None:
+    """The project's migrations for ``db`` up to number ``up_to``, copied into ``folder``."""
+    folder.mkdir()
+    for number, path in migration_files(store_class(db).migrations()):
+        if number <= up_to:
+            (folder / path.name).write_text(path.read_text())
+
+
+async def test_migrations_set_the_schema_version_once(db: str | Path) -> None:
+    newest = newest_migration(store_class(db).migrations())
+    assert newest >= 2
+    store = await open_store(db)
     assert await store.schema_version() == newest
     await store.close()
-    store = await Store.open(db_path)  # a second start applies nothing again
+    store = await open_store(db)  # a second start applies nothing again
     assert await store.schema_version() == newest
     await store.close()
 
 
 async def test_a_new_migration_is_applied_to_an_existing_database(
-    tmp_path: Path, db_path: Path, hall: Channel, alice: Player, bob: Player
+    tmp_path: Path, db: str | Path, hall: Channel, alice: Player, bob: Player
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store(db)
     game_id = await new_game(store, hall, sides(alice, bob))
     await store.close()
     folder = tmp_path / "migrations"
-    folder.mkdir()
-    for _, path in migration_files(MIGRATIONS):
-        (folder / path.name).write_text(path.read_text())
+    copy_migrations(db, folder)
     (folder / "9999_note.sql").write_text(
-        "-- a later change\nCREATE TABLE notes (id INTEGER PRIMARY KEY, game_id INTEGER);\n"
-        "INSERT INTO notes (game_id) SELECT id FROM games;\n"
+        "-- a later change\nCREATE TABLE notes (game_id INTEGER, note TEXT);\n"
+        "INSERT INTO notes (game_id, note) SELECT id, 'first' FROM games;\n"
     )
-    store = await Store.open(db_path, folder)
+    store = await open_store(db, folder)
     assert await store.schema_version() == 9999
-    async with store.reading() as db:
-        assert (await db.dump())["notes"] == [(1, game_id)]
+    async with store.reading() as session:
+        assert (await session.dump())["notes"] == [(game_id, "first")]
     await store.close()
 
 
 async def test_a_failing_migration_leaves_the_database_as_it_was(
-    tmp_path: Path, db_path: Path
+    tmp_path: Path, db: str | Path
 ) -> None:
     folder = tmp_path / "migrations"
     folder.mkdir()
     (folder / "0001_fine.sql").write_text("CREATE TABLE a (x INTEGER);")
     (folder / "0002_broken.sql").write_text("CREATE TABLE b (x INTEGER);\nINSERT INTO nowhere;")
-    with pytest.raises(sqlite3.OperationalError):
-        await Store.open(db_path, folder)
+    with pytest.raises(REFUSED):
+        await open_store(db, folder)
     (folder / "0002_broken.sql").unlink()
-    store = await Store.open(db_path, folder)
-    async with store.reading() as db:
-        assert set(await db.dump()) == {"a"}
+    store = await open_store(db, folder)
+    async with store.reading() as session:
+        assert set(await session.dump()) == {"a"}
     assert await store.schema_version() == 1
     await store.close()
 
@@ -91,16 +114,11 @@ def test_two_migrations_with_one_number_are_refused(tmp_path: Path) -> None:
         migration_files(tmp_path)
 
 
-async def test_the_file_is_in_wal_mode(store: Store, db_path: Path) -> None:
-    with sqlite3.connect(db_path) as raw:
-        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
-
-
 async def test_foreign_keys_are_enforced(store: Store) -> None:
     ply = Ply(Move(11, (D1, D4)), Side.ATTACKERS)
-    with pytest.raises(sqlite3.IntegrityError, match="FOREIGN KEY"):
-        async with store.transaction() as db:
-            await db.insert_move(404, 1, ply, START)
+    with pytest.raises(REFUSED, match=r"(?i)foreign key"):
+        async with store.transaction() as session:
+            await session.insert_move(404, 1, ply, START)
 
 
 # -- transactions ------------------------------------------------------------------------------
@@ -109,24 +127,24 @@ async def test_foreign_keys_are_enforced(store: Store) -> None:
 async def test_a_failed_transaction_writes_nothing(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
-    async with store.reading() as db:
-        before = await db.dump()
+    async with store.reading() as session:
+        before = await session.dump()
     with pytest.raises(RuntimeError):
-        async with store.transaction() as db:
-            await db.insert_game(hall, "copenhagen", "copenhagen", sides(alice, bob), START)
+        async with store.transaction() as session:
+            await session.insert_game(hall, "copenhagen", "copenhagen", sides(alice, bob), START)
             raise RuntimeError("something after the insert went wrong")
-    async with store.reading() as db:
-        assert await db.dump() == before
-        assert await db.active_game_id(hall) is None
+    async with store.reading() as session:
+        assert await session.dump() == before
+        assert await session.active_game_id(hall) is None
 
 
 async def test_a_game_reads_back_as_written(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
     game_id = await new_game(store, hall, sides(alice, bob))
-    async with store.reading() as db:
-        row = await db.game(game_id)
-        assert await db.active_game_id(hall) == game_id
+    async with store.reading() as session:
+        row = await session.game(game_id)
+        assert await session.active_game_id(hall) == game_id
     assert row is not None
     assert row.channel == hall
     assert row.players == {Side.ATTACKERS: alice, Side.DEFENDERS: bob}
@@ -145,26 +163,26 @@ async def test_moves_read_back_in_order_with_their_captures(
         Ply(Move(11, (D1, D4)), Side.ATTACKERS),
         Ply(Move(11, (D5, A1)), Side.DEFENDERS, ("b1", "c1")),
     ]
-    async with store.transaction() as db:
+    async with store.transaction() as session:
         for number, ply in enumerate(plies, start=1):
-            await db.insert_move(game_id, number, ply, START + timedelta(seconds=number))
-    async with store.reading() as db:
-        moves = await db.moves(game_id)
+            await session.insert_move(game_id, number, ply, START + timedelta(seconds=number))
+    async with store.reading() as session:
+        moves = await session.moves(game_id)
     assert [(m.ply, m.side, m.notation, m.captures) for m in moves] == [
         (1, Side.ATTACKERS, "d1-d4", ()),
         (2, Side.DEFENDERS, "d5-a1xb1xc1", ("b1", "c1")),
     ]
     assert moves[1].played_at == START + timedelta(seconds=2)
-    async with store.transaction() as db:
-        await db.delete_moves_after(game_id, 1)
-    async with store.reading() as db:
-        assert [m.ply for m in await db.moves(game_id)] == [1]
+    async with store.transaction() as session:
+        await session.delete_moves_after(game_id, 1)
+    async with store.reading() as session:
+        assert [m.ply for m in await session.moves(game_id)] == [1]
 
 
 async def test_naive_times_are_refused(store: Store, hall: Channel, alice: Player) -> None:
     with pytest.raises(ValueError, match="timezone-aware"):
-        async with store.transaction() as db:
-            await db.insert_game(hall, "copenhagen", "copenhagen", {}, datetime(2025, 1, 1))
+        async with store.transaction() as session:
+            await session.insert_game(hall, "copenhagen", "copenhagen", {}, datetime(2025, 1, 1))
 
 
 # -- one game per channel, versions ------------------------------------------------------------
@@ -178,58 +196,61 @@ async def test_one_active_game_per_channel(
         await new_game(store, hall, sides(bob, alice))
     other = await new_game(store, thread, sides(bob, alice))
     assert other != first
-    async with store.transaction() as db:
-        await db.claim_version(first, 0, START)
-        await db.finish_game(first, Outcome(Side.DEFENDERS, Reason.RESIGNED), START)
+    async with store.transaction() as session:
+        await session.claim_version(first, 0, START)
+        await session.finish_game(first, Outcome(Side.DEFENDERS, Reason.RESIGNED), START)
     assert await new_game(store, hall, sides(bob, alice)) not in (first, other)
 
 
 async def test_the_database_refuses_a_second_active_game_even_unchecked(
-    store: Store, db_path: Path, hall: Channel, alice: Player, bob: Player
+    store: Store, db: str | Path, hall: Channel, alice: Player, bob: Player
 ) -> None:
     await new_game(store, hall, sides(alice, bob))
-    with sqlite3.connect(db_path) as raw, pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
-        raw.execute(
+    with pytest.raises(REFUSED, match=r"(?i)unique|duplicate key"):
+        await raw_execute(
+            db,
             "INSERT INTO games (channel, variant, rules_string, created_at, updated_at)"
-            " VALUES (?, 'copenhagen', 'copenhagen', 'x', 'x')",
-            (hall.id,),
-        )
+            " VALUES (?, 'copenhagen', 'copenhagen', ?, ?)",
+            hall.id, stamp(db, START), stamp(db, START),
+        )  # fmt: skip
 
 
 async def test_a_stale_version_changes_nothing(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
     game_id = await new_game(store, hall, sides(alice, bob))
-    async with store.transaction() as db:
-        assert await db.claim_version(game_id, 0, START) == 1
-    async with store.reading() as db:
-        before = await db.dump()
+    async with store.transaction() as session:
+        assert await session.claim_version(game_id, 0, START) == 1
+    async with store.reading() as session:
+        before = await session.dump()
     with pytest.raises(MoveConflict):
-        async with store.transaction() as db:
-            await db.claim_version(game_id, 0, START + timedelta(minutes=1))
-    async with store.reading() as db:
-        assert await db.dump() == before
+        async with store.transaction() as session:
+            await session.claim_version(game_id, 0, START + timedelta(minutes=1))
+    async with store.reading() as session:
+        assert await session.dump() == before
 
 
 async def test_a_second_process_cannot_write_on_a_stale_version(
-    store: Store, db_path: Path, hall: Channel, alice: Player, bob: Player
+    store: Store, db: str | Path, hall: Channel, alice: Player, bob: Player
 ) -> None:
     game_id = await new_game(store, hall, sides(alice, bob))
-    other = await Store.open(db_path)
+    other = await open_store(db)
     try:
-        async with other.reading() as db:
-            seen = await db.game_version(game_id)
+        async with other.reading() as session:
+            seen = await session.game_version(game_id)
         assert seen == 0
-        async with store.transaction() as db:
-            await db.claim_version(game_id, 0, START)
-            await db.insert_move(game_id, 1, Ply(Move(11, (D1, D4)), Side.ATTACKERS), START)
+        async with store.transaction() as session:
+            await session.claim_version(game_id, 0, START)
+            await session.insert_move(game_id, 1, Ply(Move(11, (D1, D4)), Side.ATTACKERS), START)
         with pytest.raises(MoveConflict):
-            async with other.transaction() as db:
-                await db.claim_version(game_id, seen, START)
-                await db.insert_move(game_id, 1, Ply(Move(11, (A1, D1)), Side.ATTACKERS), START)
-        async with other.reading() as db:
-            assert [m.notation for m in await db.moves(game_id)] == ["d1-d4"]
-            assert await db.game_version(game_id) == 1
+            async with other.transaction() as session:
+                await session.claim_version(game_id, seen, START)
+                await session.insert_move(
+                    game_id, 1, Ply(Move(11, (A1, D1)), Side.ATTACKERS), START
+                )
+        async with other.reading() as session:
+            assert [m.notation for m in await session.moves(game_id)] == ["d1-d4"]
+            assert await session.game_version(game_id) == 1
     finally:
         await other.close()
 
@@ -238,16 +259,16 @@ async def test_a_finished_game_takes_no_more_writes(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
     game_id = await new_game(store, hall, sides(alice, bob))
-    async with store.transaction() as db:
-        await db.claim_version(game_id, 0, START)
-        await db.finish_game(game_id, Outcome(None, Reason.DRAW_AGREED), START)
+    async with store.transaction() as session:
+        await session.claim_version(game_id, 0, START)
+        await session.finish_game(game_id, Outcome(None, Reason.DRAW_AGREED), START)
     with pytest.raises(MoveConflict):
-        async with store.transaction() as db:
-            await db.claim_version(game_id, 1, START)
-    async with store.reading() as db:
-        row = await db.game(game_id)
-        assert await db.finished_game_ids(10) == [game_id]
-        assert await db.finished_game_ids(10, guild="elsewhere") == []
+        async with store.transaction() as session:
+            await session.claim_version(game_id, 1, START)
+    async with store.reading() as session:
+        row = await session.game(game_id)
+        assert await session.finished_game_ids(10) == [game_id]
+        assert await session.finished_game_ids(10, guild="elsewhere") == []
     assert row is not None
     assert row.outcome == Outcome(None, Reason.DRAW_AGREED)
     assert (row.status, row.finished_at) == (GameStatus.FINISHED, START)
@@ -259,24 +280,24 @@ async def test_a_finished_game_takes_no_more_writes(
 async def test_challenges_expire_when_due_and_close_once(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
-    async with store.transaction() as db:
-        soon = await db.insert_challenge(
+    async with store.transaction() as session:
+        soon = await session.insert_challenge(
             hall, alice, bob, "brandubh", "random", START, START + timedelta(minutes=15)
         )
-        later = await db.insert_challenge(
+        later = await session.insert_challenge(
             hall, bob, None, "copenhagen", "defenders", START, START + timedelta(minutes=30)
         )
     assert (soon.opponent, later.opponent, soon.status) == (bob, None, ChallengeStatus.OPEN)
-    async with store.transaction() as db:
-        assert await db.expire_challenges(START + timedelta(minutes=14, seconds=59)) == []
-        expired = await db.expire_challenges(START + timedelta(minutes=15))
+    async with store.transaction() as session:
+        assert await session.expire_challenges(START + timedelta(minutes=14, seconds=59)) == []
+        expired = await session.expire_challenges(START + timedelta(minutes=15))
     assert [(c.id, c.status) for c in expired] == [(soon.id, ChallengeStatus.EXPIRED)]
-    async with store.transaction() as db:
-        assert not await db.close_challenge(soon.id, ChallengeStatus.DECLINED)
-        assert await db.close_challenge(later.id, ChallengeStatus.ACCEPTED, opponent=alice)
-        assert not await db.close_challenge(later.id, ChallengeStatus.CANCELLED)
-        accepted = await db.challenge(later.id)
-        assert await db.open_challenges(hall) == []
+    async with store.transaction() as session:
+        assert not await session.close_challenge(soon.id, ChallengeStatus.DECLINED)
+        assert await session.close_challenge(later.id, ChallengeStatus.ACCEPTED, opponent=alice)
+        assert not await session.close_challenge(later.id, ChallengeStatus.CANCELLED)
+        accepted = await session.challenge(later.id)
+        assert await session.open_challenges(hall) == []
     assert accepted is not None
     assert (accepted.status, accepted.opponent) == (ChallengeStatus.ACCEPTED, alice)
 
@@ -284,45 +305,43 @@ async def test_challenges_expire_when_due_and_close_once(
 async def test_a_challenge_keeps_the_message_that_shows_it(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
-    async with store.transaction() as db:
-        shown = await db.insert_challenge(
+    async with store.transaction() as session:
+        shown = await session.insert_challenge(
             hall, alice, bob, "brandubh", "random", START, START + timedelta(minutes=15)
         )
-        unshown = await db.insert_challenge(
+        unshown = await session.insert_challenge(
             hall, bob, None, "brandubh", "random", START, START + timedelta(minutes=15)
         )
         assert shown.message_ref is None
-        assert await db.attach_message(shown.id, "chan:42")
-        assert not await db.attach_message(404, "chan:43")
-    path = store.path
+        assert await session.attach_message(shown.id, "chan:42")
+        assert not await session.attach_message(404, "chan:43")
+    target = store.target
     await store.close()
-    store = await Store.open(path)
-    async with store.transaction() as db:
-        expired = await db.expire_challenges(START + timedelta(minutes=15))
+    store = await open_store(target)
+    async with store.transaction() as session:
+        expired = await session.expire_challenges(START + timedelta(minutes=15))
     await store.close()
     assert [(c.id, c.message_ref) for c in expired] == [(shown.id, "chan:42"), (unshown.id, None)]
 
 
 async def test_challenges_of_a_version_1_database_get_no_message_ref(
-    tmp_path: Path, db_path: Path
+    tmp_path: Path, db: str | Path
 ) -> None:
     folder = tmp_path / "migrations"
-    folder.mkdir()
-    (first,) = [path for number, path in migration_files(MIGRATIONS) if number == 1]
-    (folder / first.name).write_text(first.read_text())
-    await (await Store.open(db_path, folder)).close()
-    with sqlite3.connect(db_path) as old:
-        old.execute(
-            "INSERT INTO challenges (channel, challenger_id, challenger_name, variant, side,"
-            " created_at, expires_at) VALUES ('test:hall', 'test:alice', 'Alice', 'brandubh',"
-            " 'random', '2025-03-01T12:00:00.000000+00:00', '2025-03-01T12:15:00.000000+00:00')"
-        )
-    old.close()
-    store = await Store.open(db_path)
-    async with store.transaction() as db:
-        before = await db.challenge(1)
-        assert await db.attach_message(1, "chan:42")
-        after = await db.challenge(1)
+    copy_migrations(db, folder, up_to=1)
+    await (await open_store(db, folder)).close()
+    await raw_execute(
+        db,
+        "INSERT INTO challenges (channel, challenger_id, challenger_name, variant, side,"
+        " created_at, expires_at) VALUES ('test:hall', 'test:alice', 'Alice', 'brandubh',"
+        " 'random', ?, ?)",
+        stamp(db, START), stamp(db, START + timedelta(minutes=15)),
+    )  # fmt: skip
+    store = await open_store(db)
+    async with store.transaction() as session:
+        before = await session.challenge(1)
+        assert await session.attach_message(1, "chan:42")
+        after = await session.challenge(1)
     await store.close()
     assert before is not None and after is not None
     assert (before.challenger.name, before.message_ref, after.message_ref) == (
@@ -336,38 +355,148 @@ async def test_offers_one_open_per_kind_and_void_together(
     store: Store, hall: Channel, alice: Player, bob: Player
 ) -> None:
     game_id = await new_game(store, hall, sides(alice, bob))
-    async with store.transaction() as db:
-        draw = await db.insert_offer(game_id, OfferKind.DRAW, alice, bob, 4, START)
-        undo = await db.insert_offer(game_id, OfferKind.UNDO, bob, alice, 4, START)
-    with pytest.raises(sqlite3.IntegrityError, match="UNIQUE"):
-        async with store.transaction() as db:
-            await db.insert_offer(game_id, OfferKind.DRAW, bob, alice, 4, START)
-    async with store.transaction() as db:
-        assert [o.id for o in await db.open_offers(game_id)] == [draw.id, undo.id]
-        assert await db.close_offer(draw.id, OfferStatus.DECLINED)
-        await db.void_offers(game_id)
-        assert not await db.close_offer(undo.id, OfferStatus.ACCEPTED)
-        statuses = [(await db.offer(o.id)) for o in (draw, undo)]
+    async with store.transaction() as session:
+        draw = await session.insert_offer(game_id, OfferKind.DRAW, alice, bob, 4, START)
+        undo = await session.insert_offer(game_id, OfferKind.UNDO, bob, alice, 4, START)
+    with pytest.raises(REFUSED, match=r"(?i)unique|duplicate key"):
+        async with store.transaction() as session:
+            await session.insert_offer(game_id, OfferKind.DRAW, bob, alice, 4, START)
+    async with store.transaction() as session:
+        assert [o.id for o in await session.open_offers(game_id)] == [draw.id, undo.id]
+        assert await session.close_offer(draw.id, OfferStatus.DECLINED)
+        await session.void_offers(game_id)
+        assert not await session.close_offer(undo.id, OfferStatus.ACCEPTED)
+        statuses = [(await session.offer(o.id)) for o in (draw, undo)]
     assert [o.status for o in statuses if o] == [OfferStatus.DECLINED, OfferStatus.VOID]
 
 
 async def test_everything_is_still_there_after_a_restart(
-    db_path: Path, hall: Channel, alice: Player, bob: Player
+    db: str | Path, hall: Channel, alice: Player, bob: Player
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store(db)
     game_id = await new_game(store, hall, sides(alice, bob))
-    async with store.transaction() as db:
-        challenge = await db.insert_challenge(
+    async with store.transaction() as session:
+        challenge = await session.insert_challenge(
             hall, alice, None, "tablut", "attackers", START, START + timedelta(minutes=15)
         )
-        offer = await db.insert_offer(game_id, OfferKind.UNDO, alice, bob, 0, START)
-    async with store.reading() as db:
-        before = await db.dump()
+        offer = await session.insert_offer(game_id, OfferKind.UNDO, alice, bob, 0, START)
+    async with store.reading() as session:
+        before = await session.dump()
     await store.close()
-    store = await Store.open(db_path)
-    async with store.reading() as db:
-        assert await db.dump() == before
-        assert await db.challenge(challenge.id) == challenge
-        assert await db.offer(offer.id) == offer
-        assert await db.active_game_id(hall) == game_id
+    store = await open_store(db)
+    async with store.reading() as session:
+        assert await session.dump() == before
+        assert await session.challenge(challenge.id) == challenge
+        assert await session.offer(offer.id) == offer
+        assert await session.active_game_id(hall) == game_id
     await store.close()
+
+
+# -- the two dialects --------------------------------------------------------------------------
+
+
+def test_both_dialects_have_the_same_migrations() -> None:
+    folders = [MIGRATIONS / "sqlite", MIGRATIONS / "postgresql"]
+    names = [[path.name for _, path in migration_files(folder)] for folder in folders]
+    assert names[0] and names[0] == names[1]
+    assert {path.name for path in MIGRATIONS.iterdir()} == {"sqlite", "postgresql"}
+
+
+async def test_both_dialects_make_the_same_tables_and_columns(
+    tmp_path: Path, db: str | Path
+) -> None:
+    sqlite = await open_store(tmp_path / "other.db")
+    store = await open_store(db)
+    try:
+        async with sqlite.reading() as one, store.reading() as other:
+            assert await one.table_names() == await other.table_names()
+            for table in await one.table_names():
+                await one.insert_rows(table, [])  # nothing to insert: still a known table
+        shapes = []
+        for each in (sqlite, store):
+            async with each.transaction() as session:
+                game = await session.insert_game(
+                    Channel("c"), "copenhagen", "copenhagen", {}, START
+                )
+                shapes.append(set((await session.table_rows("games"))[0]))
+                assert game == 1
+        assert shapes[0] == shapes[1]
+    finally:
+        await sqlite.close()
+        await store.close()
+
+
+# -- SQLite only -------------------------------------------------------------------------------
+
+
+async def test_the_file_is_in_wal_mode(db_path: Path) -> None:
+    await (await open_store(db_path)).close()
+    with sqlite3.connect(db_path) as raw:
+        assert raw.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    raw.close()
+
+
+# -- PostgreSQL only ---------------------------------------------------------------------------
+
+
+async def test_postgresql_keeps_times_as_timestamptz_in_the_at_columns(postgres_url: str) -> None:
+    await (await open_store(postgres_url)).close()
+    connection = await asyncpg.connect(postgres_url)
+    try:
+        columns = await connection.fetch(
+            "SELECT table_name, column_name, data_type FROM information_schema.columns"
+            " WHERE table_schema = current_schema() AND table_name <> 'schema_version'"
+        )
+    finally:
+        await connection.close()
+    times = {(c["table_name"], c["column_name"]) for c in columns
+             if c["data_type"] == "timestamp with time zone"}  # fmt: skip
+    named = {(c["table_name"], c["column_name"]) for c in columns
+             if c["column_name"].endswith("_at")}  # fmt: skip
+    assert ("moves", "played_at") in times
+    assert times == named  # copies between the databases convert by the name
+
+
+async def test_two_processes_starting_together_migrate_once(postgres_url: str) -> None:
+    stores = await asyncio.gather(*(open_store(postgres_url) for _ in range(3)))
+    try:
+        versions = {await store.schema_version() for store in stores}
+        assert versions == {newest_migration(store_class(postgres_url).migrations())}
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_migrations_wait_for_the_lock_another_process_holds(postgres_url: str) -> None:
+    holder = await asyncpg.connect(postgres_url)
+    try:
+        await holder.execute("SELECT pg_advisory_lock($1, $2)", LOCK_SPACE, MIGRATION_LOCK)
+        opening = asyncio.create_task(open_store(postgres_url))
+        await asyncio.sleep(0.3)
+        assert not opening.done()
+        assert await holder.fetchval("SELECT to_regclass('games')") is None
+        await holder.execute("SELECT pg_advisory_unlock($1, $2)", LOCK_SPACE, MIGRATION_LOCK)
+        store = await opening
+        await store.close()
+        assert await holder.fetchval("SELECT to_regclass('games')") is not None
+    finally:
+        await holder.close()
+
+
+async def test_a_write_transaction_holds_the_channel_until_it_ends(
+    postgres_url: str, hall: Channel, alice: Player, bob: Player
+) -> None:
+    """What BEGIN IMMEDIATE gives SQLite: a second writer deciding on the same channel waits."""
+    first, second = await open_store(postgres_url), await open_store(postgres_url)
+    try:
+        async with first.transaction() as session:
+            assert await session.active_game_id(hall) is None
+            starting = asyncio.create_task(new_game(second, hall, sides(bob, alice)))
+            await asyncio.sleep(0.3)
+            assert not starting.done()
+            await session.insert_game(hall, "copenhagen", "copenhagen", sides(alice, bob), START)
+        with pytest.raises(ChannelBusy):
+            await starting
+    finally:
+        await first.close()
+        await second.close()

@@ -1,4 +1,5 @@
-"""The real discord.py bot against the local Discord emulator, on a real SQLite file."""
+"""The real discord.py bot against the local Discord emulator, on each database (a SQLite file,
+a PostgreSQL database: the ``db`` fixture)."""
 
 from __future__ import annotations
 
@@ -36,7 +37,7 @@ def workers() -> Iterator[Compute]:
 
 
 @pytest.fixture
-def run_bot(fake: FakeDiscord, db_path: Path, workers: Compute) -> RunBot:
+def run_bot(fake: FakeDiscord, db: str | Path, workers: Compute) -> RunBot:
     """``async with run_bot(**options) as bot:`` a bot on the test's database, commands synced,
     on the test run's worker processes."""
 
@@ -45,7 +46,7 @@ def run_bot(fake: FakeDiscord, db_path: Path, workers: Compute) -> RunBot:
         options.setdefault("guild_ready_timeout", 0.05)
         options.setdefault("ai_time_limit", 0.2)
         options.setdefault("compute", workers.shared())
-        bot = create_bot(db_path, **options)
+        bot = create_bot(db, **options)
         return fake.running(bot)
 
     return start

@@ -15,7 +15,7 @@ from bot.discord import TaflBot
 from bot.errors import ChallengeNotFound
 from bot.models import AI_PLAYER, GameState, Player
 from bot.service import GameService
-from bot.storage import Store
+from bot.storage import open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
@@ -272,9 +272,9 @@ async def test_challenge_answers(
 
 
 async def test_the_ai_answers_a_move_that_a_restart_left_unanswered(
-    fake: FakeDiscord, run_bot: RunBot, db_path: Path, alice: User
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store(db)
     alice_player = Player(f"discord:{alice.id}", alice.name)
     players = {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice_player}
     await GameService(store).start_game(channel_of(fake), players, "brandubh")
@@ -408,19 +408,20 @@ async def test_a_replay_larger_than_discord_allows_is_left_out(
 
 
 async def test_the_running_bot_writes_the_heartbeat_the_health_check_reads(
-    run_bot: RunBot, db_path: Path
+    run_bot: RunBot, db: str | Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from bot.health import check_health, heartbeat_path
     from bot.models import utc_now
 
-    beat = heartbeat_path(db_path)
+    monkeypatch.chdir(tmp_path)  # a bot on PostgreSQL beats in its working folder
+    beat = heartbeat_path(db)
     async with run_bot(heartbeat_interval=0.05):
         started = utc_now()
         for _ in range(100):
             if beat.exists() and datetime.fromisoformat(beat.read_text().strip()) >= started:
                 break
             await asyncio.sleep(0.02)
-        assert (await check_health(db_path, utc_now())).startswith("healthy")
+        assert (await check_health(db, utc_now())).startswith("healthy")
     last = beat.read_text()
     await asyncio.sleep(0.15)
     assert beat.read_text() == last  # a closed bot beats no more

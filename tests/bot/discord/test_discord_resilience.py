@@ -13,7 +13,7 @@ import pytest
 from bot.discord import TaflBot
 from bot.models import AI_PLAYER, Player
 from bot.service import GameService
-from bot.storage import DatabaseInUse, Store
+from bot.storage import DatabaseInUse, open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of
@@ -28,10 +28,10 @@ def boards(messages: list[Message]) -> list[Message]:
 
 
 async def ai_game_left_to_the_ai(
-    fake: FakeDiscord, db_path: Path, alice: User, clock: FakeClock | None = None
+    fake: FakeDiscord, db: str | Path, alice: User, clock: FakeClock | None = None
 ) -> GameService:
     """Brandubh, the AI (attackers) to move first: what a restart leaves for the AI to answer."""
-    store = await Store.open(db_path)
+    store = await open_store(db)
     alice_player = Player(f"discord:{alice.id}", alice.name)
     players = {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice_player}
     service = GameService(store) if clock is None else GameService(store, clock)
@@ -41,9 +41,9 @@ async def ai_game_left_to_the_ai(
 
 
 async def test_a_move_stored_but_never_posted_is_posted_after_a_restart_once(
-    fake: FakeDiscord, run_bot: RunBot, db_path: Path, alice: User
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
 ) -> None:
-    store = await Store.open(db_path)
+    store = await open_store(db)
     bob = Player("discord:424242", "Bob")
     alice_player = Player(f"discord:{alice.id}", alice.name)
     service = GameService(store)
@@ -66,12 +66,12 @@ async def test_a_move_stored_but_never_posted_is_posted_after_a_restart_once(
 async def test_a_refused_post_is_logged_told_privately_and_posted_later(
     fake: FakeDiscord,
     run_bot: RunBot,
-    db_path: Path,
+    db: str | Path,
     alice: User,
     caplog: pytest.LogCaptureFixture,
 ) -> None:
     clock = FakeClock()
-    await ai_game_left_to_the_ai(fake, db_path, alice, clock)
+    await ai_game_left_to_the_ai(fake, db, alice, clock)
     fake.fail_next("POST", CHANNEL_POSTS, status=403)
     with caplog.at_level(logging.ERROR, logger="bot.discord.cog"):
         async with run_bot(clock=clock, sweep_interval=0.05) as bot:
@@ -93,8 +93,9 @@ async def test_a_refused_post_is_logged_told_privately_and_posted_later(
     assert "Send Messages" in refusal[0] and "50013" in refusal[0]
 
 
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)  # PostgreSQL is shared by design
 async def test_a_second_bot_on_the_same_database_refuses_to_start(
-    fake: FakeDiscord, run_bot: RunBot, db_path: Path
+    fake: FakeDiscord, run_bot: RunBot
 ) -> None:
     async with run_bot():
         with pytest.raises(DatabaseInUse, match=r"used by another tafl bot \(process \d+\)"):
@@ -107,7 +108,7 @@ async def test_a_second_bot_on_the_same_database_refuses_to_start(
 async def test_a_stopping_bot_finishes_the_move_under_way_and_refuses_new_ones(
     fake: FakeDiscord, run_bot: RunBot, alice: User, bob: User
 ) -> None:
-    async with run_bot(ai_time_limit=1.0) as bot:
+    async with run_bot(ai_time_limit=1.0, stop_grace=20) as bot:  # room for a loaded machine
         challenge = await alice.slash(
             "tafl challenge", opponent=fake.bot_user, variant="brandubh", side="defenders"
         )
@@ -118,7 +119,7 @@ async def test_a_stopping_bot_finishes_the_move_under_way_and_refuses_new_ones(
         await fake.wait_for(lambda: bot.stopping, what="stopping")
         late = await bob.slash("tafl variants")
         assert late.ephemeral and "restarting" in late.content
-        answer = await move.followup()
+        answer = await move.followup(timeout=20)
         assert "played" in embed_of(answer)["title"]
         await closing
     state_moves = [m for m in boards(fake.channel.messages) if "played" in embed_of(m)["title"]]
@@ -140,11 +141,11 @@ async def test_long_texts_are_shortened_to_discords_limits(
 
 
 async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
-    fake: FakeDiscord, db_path: Path, alice: User, tmp_path: Path
+    fake: FakeDiscord, db: str | Path, alice: User, tmp_path: Path
 ) -> None:
     log_path = tmp_path / "bot.log"
     with log_path.open("w") as log:
-        child = start_bot_process(fake, db_path, log, "--ai-time", "1.5")
+        child = start_bot_process(fake, db, log, "--ai-time", "1.5")
     try:
         await fake.wait_for(lambda: "caught up" in log_path.read_text(), timeout=60)
         challenge = await alice.slash(
@@ -165,7 +166,7 @@ async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
     assert status == 0, log_text
     assert "asked to stop" in log_text
     assert "ERROR" not in log_text and "Traceback" not in log_text, log_text
-    store = await Store.open(db_path)
+    store = await open_store(db)
     service = GameService(store)
     state = await service.current_game(channel_of(fake))
     assert state is not None and len(state.game.history) == 3
@@ -174,12 +175,12 @@ async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
 
 
 async def test_the_sweep_lets_the_ai_move_where_it_was_left_to_move(
-    fake: FakeDiscord, run_bot: RunBot, db_path: Path, alice: User
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
 ) -> None:
     clock = FakeClock()
     async with run_bot(clock=clock, sweep_interval=0.05):
         await asyncio.sleep(0.3)  # the start-up catch-up is over
-        await ai_game_left_to_the_ai(fake, db_path, alice, clock)  # behind the bot's back
+        await ai_game_left_to_the_ai(fake, db, alice, clock)  # behind the bot's back
         await asyncio.sleep(0.3)
         assert boards(fake.channel.messages) == []  # not yet: it may be an interaction's
         clock.advance(seconds=31)

@@ -1,27 +1,20 @@
-"""The game store (SQLite through aiosqlite): every SQL statement of the project lives here.
+"""The store interface, the queries both databases share, and the row-to-model conversions.
 
-``Store.open`` applies the numbered migrations in ``bot/migrations`` (``NNNN_name.sql``) and
-turns on WAL and foreign keys. Reads and writes go through a ``Session``: ``store.reading()``
-for reads, ``store.transaction()`` for writes (one ``BEGIN IMMEDIATE`` ... ``COMMIT``, rolled back
-if anything in it fails). Game writes check the game's version, so that a second process holding
-an older copy of a game cannot change it.
+Every SQL statement of the project lives in this package. A ``Session`` holds the queries,
+written once with ``?`` placeholders; each dialect (``sqlite.py``, ``postgresql.py``) supplies
+how a statement is run, how a time is passed, and how a write transaction locks what it reads.
 """
 
 from __future__ import annotations
 
-import asyncio
-import fcntl
-import os
 import re
-import sqlite3
-from collections.abc import AsyncIterator, Iterable, Sequence
-from contextlib import asynccontextmanager
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
-
-import aiosqlite
+from typing import Any, ClassVar, Protocol
 
 from bot.errors import ChannelBusy, MoveConflict
 from bot.models import (
@@ -38,10 +31,19 @@ from bot.models import (
 )
 from engine import Outcome, Ply, Reason, Side
 
-MIGRATIONS = Path(__file__).with_name("migrations")
+MIGRATIONS = Path(__file__).parent.parent / "migrations"
+"""One folder of numbered migrations per dialect: ``sqlite/``, ``postgresql/``."""
 _MIGRATION_NAME = re.compile(r"^(\d{4})_\w+\.sql$")
-BUSY_TIMEOUT = 10.0
-"""How long a write waits for another process's write to finish."""
+
+
+class Row(Protocol):
+    """A result row of either driver: by column name or position."""
+
+    def __getitem__(self, key: Any, /) -> Any: ...
+
+    def keys(self) -> Any: ...
+
+    def __len__(self) -> int: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,127 +75,110 @@ class MoveRow:
     played_at: datetime
 
 
-OWNER_SUFFIX = "-owner"
-"""The owner lock of ``tafl.sqlite3`` is ``tafl.sqlite3-owner``, beside it."""
-OWNER_POLL = 0.5
-"""Seconds between two tries at a database another process owns."""
+class Store(ABC):
+    """Games, moves, challenges and offers in one database: a SQLite file or PostgreSQL.
 
+    ``reading()`` gives a session for reads, ``transaction()`` one whose writes are committed
+    together at the end, or not at all. ``open_store`` opens the right kind.
+    """
 
-class DatabaseInUse(Exception):
-    """Another bot process owns the database file."""
-
-
-class DatabaseOwner:
-    """This process's claim to serve the games of one SQLite file: an OS lock on a file beside
-    it, which the system releases when the process ends, however it ends."""
-
-    def __init__(self, path: Path, descriptor: int) -> None:
-        self.path = path
-        self._descriptor: int | None = descriptor
+    dialect: ClassVar[str]
+    """``sqlite`` or ``postgresql``: also the name of its migrations folder."""
 
     @classmethod
-    async def claim(cls, database: str | os.PathLike[str], wait: float = 0.0) -> DatabaseOwner:
-        """Own ``database``, waiting up to ``wait`` seconds for its owner to stop; DatabaseInUse
-        (naming the owner's process id) if it does not."""
-        path = Path(os.fspath(database) + OWNER_SUFFIX)
-        descriptor = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-        loop = asyncio.get_running_loop()
-        give_up = loop.time() + wait
-        while True:
-            try:
-                fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
-                if loop.time() >= give_up:
-                    owner = os.pread(descriptor, 32, 0).decode(errors="replace").strip()
-                    os.close(descriptor)
-                    raise DatabaseInUse(
-                        f"{database} is used by another tafl bot (process {owner or 'unknown'});"
-                        " stop that one first, or give this one a database of its own"
-                    ) from None
-                await asyncio.sleep(OWNER_POLL)
-                continue
-            os.ftruncate(descriptor, 0)
-            os.pwrite(descriptor, f"{os.getpid()}\n".encode(), 0)
-            return cls(path, descriptor)
+    @abstractmethod
+    async def open(
+        cls, target: str | Path, migrations: Path | None = None, *, migrate: bool = True
+    ) -> Store:
+        """Open the store at ``target`` and apply any pending ``migrations`` (default: the
+        project's for this dialect; none if not ``migrate``)."""
 
-    def release(self) -> None:
-        """Give the database up (closing the lock file releases the lock)."""
-        if self._descriptor is not None:
-            os.close(self._descriptor)
-            self._descriptor = None
+    @property
+    @abstractmethod
+    def target(self) -> str | Path:
+        """What the store was opened with: the file, or the URL."""
 
+    @abstractmethod
+    async def close(self) -> None: ...
 
-class Store:
-    """Games, moves, challenges and offers in one SQLite file."""
+    @abstractmethod
+    def reading(self) -> AbstractAsyncContextManager[Session]:
+        """A session for reads (it sees only committed data)."""
 
-    def __init__(self, connection: aiosqlite.Connection, path: Path) -> None:
-        self._db = connection
-        self.path = path
-        self._lock = asyncio.Lock()
-        """One session at a time on this connection, so nobody reads another's uncommitted work."""
+    @abstractmethod
+    def transaction(self) -> AbstractAsyncContextManager[Session]:
+        """A session whose writes are committed together at the end, or not at all."""
 
     @classmethod
-    async def open(cls, path: str | Path, migrations: Path = MIGRATIONS) -> Store:
-        """Open (or create) the database at ``path`` and apply any pending ``migrations``."""
-        path = Path(path)
-        connection = await aiosqlite.connect(path, isolation_level=None, timeout=BUSY_TIMEOUT)
-        try:
-            connection.row_factory = sqlite3.Row
-            await connection.execute("PRAGMA journal_mode = WAL")
-            await connection.execute("PRAGMA foreign_keys = ON")
-            await _migrate(connection, migrations)
-        except BaseException:
-            await connection.close()
-            raise
-        return cls(connection, path)
-
-    async def close(self) -> None:
-        async with self._lock:
-            await self._db.close()
+    def migrations(cls) -> Path:
+        """The folder of this dialect's numbered migrations."""
+        return MIGRATIONS / cls.dialect
 
     async def schema_version(self) -> int:
         """The number of the last migration applied."""
         async with self.reading() as session:
             return await session.schema_version()
 
-    @asynccontextmanager
-    async def reading(self) -> AsyncIterator[Session]:
-        """A session for reads (it sees only committed data)."""
-        async with self._lock:
-            yield Session(self._db)
 
-    @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[Session]:
-        """A session whose writes are committed together at the end, or not at all."""
-        async with self._lock:
-            await self._db.execute("BEGIN IMMEDIATE")
-            try:
-                yield Session(self._db)
-            except BaseException:
-                await self._db.rollback()
-                raise
-            await self._db.commit()
+class Session(ABC):
+    """The queries, on a connection a ``Store`` has handed out.
 
+    In a write transaction (``writing``), the reads a decision rests on lock what they read
+    until the commit (the challenge being answered, the game's version, the channel), so that
+    two processes deciding at once decide one after the other.
+    """
 
-class Session:
-    """The queries, on a connection a ``Store`` has handed out."""
+    integrity_error: ClassVar[type[Exception]]
+    """What the driver raises when a constraint (unique, foreign key, check) refuses a write."""
+    _for_update: ClassVar[str] = ""
+    """Added to a locking read in a write transaction."""
 
-    def __init__(self, connection: aiosqlite.Connection) -> None:
-        self._db = connection
+    def __init__(self, writing: bool) -> None:
+        self.writing = writing
 
-    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[sqlite3.Row]:
-        return list(await self._db.execute_fetchall(sql, params))
+    # -- what each dialect supplies ----------------------------------------------------------
 
-    async def _row(self, sql: str, params: Sequence[Any] = ()) -> sqlite3.Row | None:
+    @abstractmethod
+    async def _rows(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """The rows of a statement written with ``?`` placeholders."""
+
+    @abstractmethod
+    async def _execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run a write; the number of rows it changed."""
+
+    @abstractmethod
+    async def _execute_many(self, sql: str, rows: Iterable[Sequence[Any]]) -> None: ...
+
+    @abstractmethod
+    def _time_param(self, moment: datetime) -> Any:
+        """How a time (aware, UTC) is passed to the database."""
+
+    @abstractmethod
+    async def _lock_channel(self, channel: Channel) -> None:
+        """Hold the channel until the transaction ends (nothing to do where writes are serial)."""
+
+    @abstractmethod
+    async def schema_version(self) -> int: ...
+
+    @abstractmethod
+    async def table_names(self) -> list[str]:
+        """The project's tables (not the migration bookkeeping), by name."""
+
+    @abstractmethod
+    async def after_copy(self, table: str) -> None:
+        """Let new rows of ``table`` get ids after those just copied in (where ids need it)."""
+
+    # -- helpers -----------------------------------------------------------------------------
+
+    async def _row(self, sql: str, params: Sequence[Any] = ()) -> Row | None:
         rows = await self._rows(sql, params)
         return rows[0] if rows else None
 
-    async def _write(self, sql: str, params: Sequence[Any] = ()) -> aiosqlite.Cursor:
-        return await self._db.execute(sql, params)
+    def _time(self, moment: datetime) -> Any:
+        return self._time_param(utc(moment))
 
-    async def schema_version(self) -> int:
-        row = await self._row("PRAGMA user_version")
-        return int(row[0]) if row else 0
+    def _locking(self) -> str:
+        return self._for_update if self.writing else ""
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -206,26 +191,28 @@ class Session:
         now: datetime,
     ) -> int:
         """A new active game; ChannelBusy if the channel already has one."""
+        stamp = self._time(now)
         if await self.active_game_id(channel) is not None:
             raise ChannelBusy
-        stamp = _time_text(now)
         try:
-            cursor = await self._write(
+            row = await self._row(
                 "INSERT INTO games (guild, channel, variant, rules_string, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?)",
+                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
                 (channel.guild, channel.id, variant, rules_string, stamp, stamp),
             )
-        except sqlite3.IntegrityError:
+        except self.integrity_error:
             raise ChannelBusy from None
-        game_id = cursor.lastrowid
-        assert game_id is not None
-        await self._db.executemany(
+        assert row is not None
+        game_id = int(row["id"])
+        await self._execute_many(
             "INSERT INTO game_players (game_id, side, player_id, player_name) VALUES (?, ?, ?, ?)",
             [(game_id, str(side), p.id, p.name) for side, p in players.items()],
         )
         return game_id
 
     async def active_game_id(self, channel: Channel) -> int | None:
+        if self.writing:
+            await self._lock_channel(channel)
         row = await self._row(
             "SELECT id FROM games WHERE channel = ? AND status = 'active'", (channel.id,)
         )
@@ -247,22 +234,21 @@ class Session:
         players = await self._rows(
             "SELECT side, player_id, player_name FROM game_players WHERE game_id = ?", (game_id,)
         )
-        status = GameStatus(row["status"])
         return GameRow(
             id=int(row["id"]),
             channel=Channel(row["channel"], row["guild"]),
             variant=row["variant"],
             rules_string=row["rules_string"],
             players={Side(p["side"]): Player(p["player_id"], p["player_name"]) for p in players},
-            status=status,
+            status=GameStatus(row["status"]),
             outcome=(
                 None
                 if row["reason"] is None
                 else Outcome(_side_or_none(row["winner"]), Reason(row["reason"]))
             ),
             version=int(row["version"]),
-            created_at=_time(row["created_at"]),
-            updated_at=_time(row["updated_at"]),
+            created_at=read_time(row["created_at"]),
+            updated_at=read_time(row["updated_at"]),
             finished_at=_time_or_none(row["finished_at"]),
         )
 
@@ -273,7 +259,8 @@ class Session:
     async def finished_game_ids(self, limit: int, guild: str | None = None) -> list[int]:
         """The latest finished games, newest first."""
         rows = await self._rows(
-            "SELECT id FROM games WHERE status = 'finished' AND (? IS NULL OR guild = ?)"
+            "SELECT id FROM games WHERE status = 'finished'"
+            " AND (CAST(? AS TEXT) IS NULL OR guild = ?)"
             " ORDER BY finished_at DESC, id DESC LIMIT ?",
             (guild, guild, limit),
         )
@@ -281,19 +268,20 @@ class Session:
 
     async def claim_version(self, game_id: int, version: int, now: datetime) -> int:
         """Move an active game from ``version`` to the next; MoveConflict if it is not there."""
-        cursor = await self._write(
+        changed = await self._execute(
             "UPDATE games SET version = version + 1, updated_at = ?"
             " WHERE id = ? AND version = ? AND status = 'active'",
-            (_time_text(now), game_id, version),
+            (self._time(now), game_id, version),
         )
-        if cursor.rowcount != 1:
+        if changed != 1:
             raise MoveConflict
         return version + 1
 
     async def expect_version(self, game_id: int, version: int) -> None:
         """MoveConflict unless the game is active and still at ``version``."""
         row = await self._row(
-            "SELECT 1 FROM games WHERE id = ? AND version = ? AND status = 'active'",
+            "SELECT 1 FROM games WHERE id = ? AND version = ? AND status = 'active'"
+            + self._locking(),
             (game_id, version),
         )
         if row is None:
@@ -301,10 +289,10 @@ class Session:
 
     async def finish_game(self, game_id: int, outcome: Outcome, now: datetime) -> None:
         """Record the result (call after ``claim_version`` in the same transaction)."""
-        await self._write(
+        await self._execute(
             "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?"
             " WHERE id = ?",
-            (_text_or_none(outcome.winner), str(outcome.reason), _time_text(now), game_id),
+            (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), game_id),
         )
 
     # -- moves ---------------------------------------------------------------------------------
@@ -321,23 +309,23 @@ class Session:
                 side=Side(r["side"]),
                 notation=r["notation"],
                 captures=tuple(r["captures"].split()),
-                played_at=_time(r["played_at"]),
+                played_at=read_time(r["played_at"]),
             )
             for r in rows
         ]
 
     async def insert_move(self, game_id: int, number: int, ply: Ply, played_at: datetime) -> None:
         """Store ``ply`` as ply ``number`` (from 1) of the game."""
-        await self._write(
+        await self._execute(
             "INSERT INTO moves (game_id, ply, side, notation, captures, played_at)"
             " VALUES (?, ?, ?, ?, ?, ?)",
             (game_id, number, str(ply.side), ply.notation, " ".join(ply.captures),
-             _time_text(played_at)),
+             self._time(played_at)),
         )  # fmt: skip
 
     async def delete_moves_after(self, game_id: int, keep: int) -> None:
         """Take back every ply after the first ``keep``."""
-        await self._write("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game_id, keep))
+        await self._execute("DELETE FROM moves WHERE game_id = ? AND ply > ?", (game_id, keep))
 
     # -- challenges ----------------------------------------------------------------------------
 
@@ -351,21 +339,21 @@ class Session:
         created_at: datetime,
         expires_at: datetime,
     ) -> Challenge:
-        cursor = await self._write(
+        row = await self._row(
             "INSERT INTO challenges (guild, channel, challenger_id, challenger_name, opponent_id,"
             " opponent_name, variant, side, created_at, expires_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
             (channel.guild, channel.id, challenger.id, challenger.name,
              opponent.id if opponent else None, opponent.name if opponent else None,
-             variant, side, _time_text(created_at), _time_text(expires_at)),
+             variant, side, self._time(created_at), self._time(expires_at)),
         )  # fmt: skip
-        assert cursor.lastrowid is not None
-        challenge = await self.challenge(cursor.lastrowid)
-        assert challenge is not None
-        return challenge
+        assert row is not None
+        return _challenge(row)
 
     async def challenge(self, challenge_id: int) -> Challenge | None:
-        row = await self._row("SELECT * FROM challenges WHERE id = ?", (challenge_id,))
+        row = await self._row(
+            "SELECT * FROM challenges WHERE id = ?" + self._locking(), (challenge_id,)
+        )
         return None if row is None else _challenge(row)
 
     async def close_challenge(
@@ -377,7 +365,7 @@ class Session:
     ) -> bool:
         """Move an open challenge to ``status`` (recording who accepted and the game if given);
         False if it was no longer open."""
-        cursor = await self._write(
+        changed = await self._execute(
             "UPDATE challenges SET status = ?,"
             " opponent_id = coalesce(?, opponent_id), opponent_name = coalesce(?, opponent_name),"
             " game_id = coalesce(?, game_id)"
@@ -385,22 +373,21 @@ class Session:
             (str(status), opponent.id if opponent else None, opponent.name if opponent else None,
              game_id, challenge_id),
         )  # fmt: skip
-        return cursor.rowcount == 1
+        return changed == 1
 
     async def attach_message(self, challenge_id: int, message_ref: str) -> bool:
         """Record which message shows the challenge; False if there is no such challenge."""
-        cursor = await self._write(
+        changed = await self._execute(
             "UPDATE challenges SET message_ref = ? WHERE id = ?", (message_ref, challenge_id)
         )
-        return cursor.rowcount == 1
+        return changed == 1
 
     async def expire_challenges(self, now: datetime) -> list[Challenge]:
         """Mark the open challenges due at ``now`` expired; return them as they are now."""
-        stamp = _time_text(now)
         rows = await self._rows(
             "UPDATE challenges SET status = 'expired' WHERE status = 'open' AND expires_at <= ?"
             " RETURNING *",
-            (stamp,),
+            (self._time(now),),
         )
         return sorted((_challenge(r) for r in rows), key=lambda c: c.id)
 
@@ -416,15 +403,13 @@ class Session:
     async def insert_offer(
         self, game_id: int, kind: OfferKind, by: Player, to: Player, ply: int, now: datetime
     ) -> Offer:
-        cursor = await self._write(
+        row = await self._row(
             "INSERT INTO offers (game_id, kind, by_id, by_name, to_id, to_name, ply, created_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-            (game_id, str(kind), by.id, by.name, to.id, to.name, ply, _time_text(now)),
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+            (game_id, str(kind), by.id, by.name, to.id, to.name, ply, self._time(now)),
         )
-        assert cursor.lastrowid is not None
-        offer = await self.offer(cursor.lastrowid)
-        assert offer is not None
-        return offer
+        assert row is not None
+        return _offer(row)
 
     async def offer(self, offer_id: int) -> Offer | None:
         row = await self._row("SELECT * FROM offers WHERE id = ?", (offer_id,))
@@ -438,15 +423,15 @@ class Session:
 
     async def close_offer(self, offer_id: int, status: OfferStatus) -> bool:
         """Move an open offer to ``status``; False if it was no longer open."""
-        cursor = await self._write(
+        changed = await self._execute(
             "UPDATE offers SET status = ? WHERE id = ? AND status = 'open'",
             (str(status), offer_id),
         )
-        return cursor.rowcount == 1
+        return changed == 1
 
     async def void_offers(self, game_id: int) -> None:
         """Void the game's open offers (a move was played, or the game changed otherwise)."""
-        await self._write(
+        await self._execute(
             "UPDATE offers SET status = 'void' WHERE game_id = ? AND status = 'open'", (game_id,)
         )
 
@@ -456,9 +441,9 @@ class Session:
         self, game_id: int, kind: AnnouncementKind, ply: int, now: datetime
     ) -> None:
         """Note that the game's channel must be shown ``kind`` after ``ply`` plies."""
-        await self._write(
+        await self._execute(
             "INSERT INTO announcements (game_id, kind, ply, created_at) VALUES (?, ?, ?, ?)",
-            (game_id, str(kind), ply, _time_text(now)),
+            (game_id, str(kind), ply, self._time(now)),
         )
 
     async def pending_announcements(
@@ -469,18 +454,18 @@ class Session:
         rows = await self._rows(
             "SELECT game_id, kind, ply, announcements.created_at, attempts FROM announcements"
             " JOIN games ON games.id = announcements.game_id"
-            " WHERE posted_at IS NULL AND substr(games.channel, 1, length(?)) = ?"
+            " WHERE posted_at IS NULL AND substr(games.channel, 1, length(CAST(? AS TEXT))) = ?"
             " AND announcements.created_at <= ?"
             " AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
             " ORDER BY announcements.id LIMIT ?",
-            (channel_prefix, channel_prefix, _time_text(created_before), _time_text(now), limit),
+            (channel_prefix, channel_prefix, self._time(created_before), self._time(now), limit),
         )
         return [
             Announcement(
                 game_id=int(r["game_id"]),
                 kind=AnnouncementKind(r["kind"]),
                 ply=int(r["ply"]),
-                created_at=_time(r["created_at"]),
+                created_at=read_time(r["created_at"]),
                 attempts=int(r["attempts"]),
             )
             for r in rows
@@ -490,42 +475,72 @@ class Session:
         self, game_id: int, kind: AnnouncementKind, ply: int, now: datetime
     ) -> bool:
         """Mark an announcement posted; False if there was none pending."""
-        cursor = await self._write(
+        changed = await self._execute(
             "UPDATE announcements SET posted_at = ?"
             " WHERE game_id = ? AND kind = ? AND ply = ? AND posted_at IS NULL",
-            (_time_text(now), game_id, str(kind), ply),
+            (self._time(now), game_id, str(kind), ply),
         )
-        return cursor.rowcount == 1
+        return changed == 1
 
     async def announcement_failed(
         self, game_id: int, kind: AnnouncementKind, ply: int, retry_at: datetime
     ) -> None:
         """Count a failed post and put the next try off until ``retry_at``."""
-        await self._write(
+        await self._execute(
             "UPDATE announcements SET attempts = attempts + 1, next_attempt_at = ?"
             " WHERE game_id = ? AND kind = ? AND ply = ? AND posted_at IS NULL",
-            (_time_text(retry_at), game_id, str(kind), ply),
+            (self._time(retry_at), game_id, str(kind), ply),
         )
 
     async def drop_announcements_after(self, game_id: int, keep: int) -> None:
         """Forget the announcements of plies taken back (every ply after the first ``keep``)."""
-        await self._write(
+        await self._execute(
             "DELETE FROM announcements WHERE game_id = ? AND ply > ?", (game_id, keep)
         )
 
     # -- whole tables (for tests and tools) ----------------------------------------------------
 
+    async def table_rows(self, table: str) -> list[dict[str, Any]]:
+        """Every row of ``table``, by column name."""
+        rows = await self._rows(f'SELECT * FROM "{_known(table, await self.table_names())}"')
+        return [{key: row[key] for key in row.keys()} for row in rows]  # noqa: SIM118 (a row
+        # iterates over its values)
+
+    async def row_count(self, table: str) -> int:
+        row = await self._row(f'SELECT count(*) FROM "{_known(table, await self.table_names())}"')
+        assert row is not None
+        return int(row[0])
+
+    async def insert_rows(self, table: str, rows: list[dict[str, Any]]) -> None:
+        """Insert rows as ``table_rows`` gives them (times of either database, as read)."""
+        if not rows:
+            return
+        columns = list(rows[0])
+        await self._execute_many(
+            f'INSERT INTO "{_known(table, await self.table_names())}"'
+            f" ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
+            [
+                [self._copied(column, row[column]) for column in columns]
+                for row in rows
+            ],
+        )  # fmt: skip
+
+    async def delete_rows(self, table: str) -> None:
+        await self._execute(f'DELETE FROM "{_known(table, await self.table_names())}"')
+
+    def _copied(self, column: str, value: Any) -> Any:
+        """A value read from either database, as this one takes it: every time column's
+        name ends in ``_at`` (a test holds the migrations to it)."""
+        if value is None or not column.endswith("_at"):
+            return value
+        return self._time(read_time(value))
+
     async def dump(self) -> dict[str, list[tuple[Any, ...]]]:
         """Every row of every table, in a fixed order: to compare the database before and after."""
-        tables = await self._rows(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'"
-            " ORDER BY name"
-        )
         dump: dict[str, list[tuple[Any, ...]]] = {}
-        for table in tables:
-            name = table["name"]
+        for name in await self.table_names():
             rows = await self._rows(f'SELECT * FROM "{name}"')
-            dump[name] = sorted((tuple(r) for r in rows), key=repr)
+            dump[name] = sorted((tuple(r[i] for i in range(len(r))) for r in rows), key=repr)
         return dump
 
 
@@ -546,54 +561,29 @@ def migration_files(folder: Path) -> list[tuple[int, Path]]:
     return sorted(found.items())
 
 
-async def _migrate(connection: aiosqlite.Connection, folder: Path) -> None:
-    """Apply each migration newer than the database's ``user_version`` in its own transaction."""
-    for number, path in migration_files(folder):
-        await connection.execute("BEGIN IMMEDIATE")
-        try:
-            rows = list(await connection.execute_fetchall("PRAGMA user_version"))
-            if int(rows[0][0]) >= number:
-                await connection.rollback()
-                continue
-            for statement in _statements(path.read_text(encoding="utf-8")):
-                await connection.execute(statement)
-            await connection.execute(f"PRAGMA user_version = {number}")
-        except BaseException:
-            await connection.rollback()
-            raise
-        await connection.commit()
-
-
-def _statements(script: str) -> Iterable[str]:
-    """The SQL statements of a script, one by one."""
-    buffer = ""
-    for line in script.splitlines(keepends=True):
-        buffer += line
-        if sqlite3.complete_statement(buffer):
-            if buffer.strip():
-                yield buffer
-            buffer = ""
-    if buffer.strip() and not all(
-        not line.strip() or line.strip().startswith("--") for line in buffer.splitlines()
-    ):
-        raise ValueError(f"the migration ends with an unfinished statement: {buffer.strip()[:60]}")
+def newest_migration(folder: Path) -> int:
+    """The number of the last migration in ``folder`` (0 if there is none)."""
+    files = migration_files(folder)
+    return files[-1][0] if files else 0
 
 
 # -- conversions -------------------------------------------------------------------------------
 
 
-def _time_text(moment: datetime) -> str:
+def utc(moment: datetime) -> datetime:
+    """``moment`` in UTC; ValueError for a naive time."""
     if moment.tzinfo is None:
         raise ValueError("times must be timezone-aware; the clock should return UTC times")
-    return moment.astimezone(UTC).isoformat(timespec="microseconds")
+    return moment.astimezone(UTC)
 
 
-def _time(text: str) -> datetime:
-    return datetime.fromisoformat(text)
+def read_time(value: str | datetime) -> datetime:
+    """A stored time: ISO 8601 text (SQLite) or a ``timestamptz`` (PostgreSQL)."""
+    return datetime.fromisoformat(value) if isinstance(value, str) else value.astimezone(UTC)
 
 
-def _time_or_none(text: str | None) -> datetime | None:
-    return None if text is None else _time(text)
+def _time_or_none(value: str | datetime | None) -> datetime | None:
+    return None if value is None else read_time(value)
 
 
 def _text_or_none(value: object | None) -> str | None:
@@ -604,7 +594,13 @@ def _side_or_none(text: str | None) -> Side | None:
     return None if text is None else Side(text)
 
 
-def _challenge(row: sqlite3.Row) -> Challenge:
+def _known(table: str, tables: list[str]) -> str:
+    if table not in tables:
+        raise ValueError(f"there is no table {table!r}; the tables are {', '.join(tables)}")
+    return table
+
+
+def _challenge(row: Row) -> Challenge:
     opponent = row["opponent_id"]
     return Challenge(
         id=int(row["id"]),
@@ -614,14 +610,14 @@ def _challenge(row: sqlite3.Row) -> Challenge:
         variant=row["variant"],
         side=row["side"],
         status=ChallengeStatus(row["status"]),
-        created_at=_time(row["created_at"]),
-        expires_at=_time(row["expires_at"]),
+        created_at=read_time(row["created_at"]),
+        expires_at=read_time(row["expires_at"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
         message_ref=row["message_ref"],
     )
 
 
-def _offer(row: sqlite3.Row) -> Offer:
+def _offer(row: Row) -> Offer:
     return Offer(
         id=int(row["id"]),
         game_id=int(row["game_id"]),
@@ -630,5 +626,5 @@ def _offer(row: sqlite3.Row) -> Offer:
         to=Player(row["to_id"], row["to_name"]),
         status=OfferStatus(row["status"]),
         ply=int(row["ply"]),
-        created_at=_time(row["created_at"]),
+        created_at=read_time(row["created_at"]),
     )
