@@ -1,4 +1,4 @@
-"""Game records: OpenTafl's game record form, and the CSV game lines of ``shared/data``.
+"""Game records: OpenTafl's game record form, and the CSV game lines of ``tests/data``.
 
 An OpenTafl record is tag lines ``[key:value]`` with the rules tag last, a blank line, then
 numbered move lines, two plies a line, captures after ``x`` separated by ``/``::
@@ -178,7 +178,7 @@ def _describe(outcome: Outcome) -> str:
     return f"{who} ({outcome.reason.description})"
 
 
-# -- the CSV game lines of shared/data ---------------------------------------------------------
+# -- the CSV game lines of tests/data ----------------------------------------------------------
 
 
 class DataResult(StrEnum):
@@ -229,7 +229,7 @@ _TIMEOUT = "timeout"
 
 
 def parse_data_line(line: str) -> DataGame:
-    """Read ``MOVES,N1,N2,RESULT`` (shared/data/README.md); RecordError says what is wrong."""
+    """Read ``MOVES,N1,N2,RESULT`` (tests/data/README.md); RecordError says what is wrong."""
     fields = line.rstrip("\r\n").split(",")
     if len(fields) != 4:
         raise RecordError(
