@@ -27,6 +27,7 @@ from enum import StrEnum
 
 from engine.errors import RecordError, TaflError
 from engine.game import Game
+from engine.presets import DEFAULT_VARIANT
 from engine.types import Outcome, Ply, Reason, Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z][\w-]*):(?P<value>[^\]\n]*)\]$")
@@ -270,7 +271,9 @@ class Replay:
     """The engine ended the game before the record's last ply (``game.outcome`` says how)."""
 
 
-def replay_data_game(data: DataGame, variant: str = "copenhagen", *, finish: bool = True) -> Replay:
+def replay_data_game(
+    data: DataGame, variant: str = DEFAULT_VARIANT, *, finish: bool = True
+) -> Replay:
     """Play a data game, checking each move and its captures (RecordError says which ply failed).
 
     When the engine ends the game on the last recorded ply, its winner must agree with a decided
