@@ -126,7 +126,8 @@ def build_parser() -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         type=Path,
-        help="an OpenTafl record, or one line of the shared/data CSV format (- reads stdin)",
+        help="an OpenTafl record, or one MOVES,N1,N2,RESULT line of a CSV game file (- reads"
+        " stdin)",
     )
     replay.add_argument(
         "--variant",

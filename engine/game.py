@@ -14,6 +14,7 @@ from typing import Any, ClassVar, Protocol, Self
 from engine.errors import AmbiguousMoveError, IllegalMoveError, PositionError, Refusal, shorten
 from engine.notation import parse_move_text
 from engine.opentafl import format_position
+from engine.presets import DEFAULT_VARIANT
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
 
 
@@ -58,12 +59,12 @@ class Game:
         if "rules_type" in cls.__dict__:
             _GAME_KINDS[cls.rules_type] = cls
 
-    def __new__(cls, variant: Any = "copenhagen") -> Game:
+    def __new__(cls, variant: Any = DEFAULT_VARIANT) -> Game:
         if cls is Game:
             cls = _GAME_KINDS[type(_resolve(variant))]
         return super().__new__(cls)
 
-    def __init__(self, variant: Any = "copenhagen") -> None:
+    def __init__(self, variant: Any = DEFAULT_VARIANT) -> None:
         self.rules = _resolve(variant)
         self.size = self.rules.size
         self.history = []

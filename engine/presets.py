@@ -195,3 +195,6 @@ PRESETS: dict[str, Rules] = {
     )
 }
 """The hnefatafl-family presets by id, in the order of RULES.md section 2."""
+
+DEFAULT_VARIANT = COPENHAGEN.id
+"""The variant played when none is named."""

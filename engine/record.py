@@ -1,4 +1,4 @@
-"""Game records: OpenTafl's game record form, and the CSV game lines of ``shared/data``.
+"""Game records: OpenTafl's game record form, and the CSV game lines of ``tests/data``.
 
 An OpenTafl record is tag lines ``[key:value]`` with the rules tag last, a blank line, then
 numbered move lines, two plies a line, captures after ``x`` separated by ``/``::
@@ -27,6 +27,7 @@ from enum import StrEnum
 
 from engine.errors import RecordError, TaflError, shorten
 from engine.game import Game
+from engine.presets import DEFAULT_VARIANT
 from engine.types import Outcome, Ply, Reason, Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z][\w-]*):(?P<value>[^\]\n]*)\]$")
@@ -193,7 +194,7 @@ def _describe(outcome: Outcome) -> str:
     return f"{who} ({outcome.reason.description})"
 
 
-# -- the CSV game lines of shared/data ---------------------------------------------------------
+# -- the CSV game lines of tests/data ----------------------------------------------------------
 
 
 class DataResult(StrEnum):
@@ -244,7 +245,7 @@ _TIMEOUT = "timeout"
 
 
 def parse_data_line(line: str) -> DataGame:
-    """Read ``MOVES,N1,N2,RESULT`` (shared/data/README.md); RecordError says what is wrong."""
+    """Read ``MOVES,N1,N2,RESULT`` (tests/data/README.md); RecordError says what is wrong."""
     fields = line.rstrip("\r\n").split(",")
     if len(fields) != 4:
         raise RecordError(
@@ -287,7 +288,9 @@ class Replay:
     """The engine ended the game before the record's last ply (``game.outcome`` says how)."""
 
 
-def replay_data_game(data: DataGame, variant: str = "copenhagen", *, finish: bool = True) -> Replay:
+def replay_data_game(
+    data: DataGame, variant: str = DEFAULT_VARIANT, *, finish: bool = True
+) -> Replay:
     """Play a data game, checking each move and its captures (RecordError says which ply failed).
 
     When the engine ends the game on the last recorded ply, its winner must agree with a decided

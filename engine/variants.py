@@ -8,10 +8,10 @@ from engine.errors import UnknownVariantError, shorten
 from engine.game import VariantRules
 from engine.halatafl import HALATAFL, HalataflRules
 from engine.opentafl import rules_from_opentafl
-from engine.presets import PRESETS
+from engine.presets import DEFAULT_VARIANT, PRESETS
 from engine.rules import Rules
 
-DEFAULT_VARIANT = "copenhagen"
+__all__ = ["DEFAULT_VARIANT", "VARIANTS", "resolve_rules"]
 
 VARIANTS: dict[str, VariantRules] = {**PRESETS, HALATAFL.id: HALATAFL}
 """Every preset by id, in the order of RULES.md section 2."""

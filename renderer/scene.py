@@ -9,7 +9,7 @@ from types import MappingProxyType
 from engine.errors import TaflError
 from engine.game import Game
 from engine.types import Piece, Reason, Side, Square, parse_square
-from engine.variants import resolve_rules
+from engine.variants import DEFAULT_VARIANT, resolve_rules
 
 
 @dataclass(frozen=True)
@@ -97,7 +97,7 @@ class BoardView:
     def from_position(
         cls,
         position: str,
-        variant: str = "copenhagen",
+        variant: str = DEFAULT_VARIANT,
         *,
         turn: Side | str | None = None,
         moves_of: Square | str | None = None,

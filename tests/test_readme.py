@@ -112,10 +112,20 @@ def test_the_configuration_table_is_what_config_reads() -> None:
     assert f"`./{config.DEFAULT_DB}`" in README and f"`{config.DEFAULT_LOG_LEVEL}`" in README
 
 
-@pytest.mark.parametrize("path", ["engine", "renderer", "bot", "bot/discord", "tests", "bench"])
+@pytest.mark.parametrize(
+    "path", ["engine", "renderer", "bot", "bot/discord", "tests", "bench", "docs"]
+)
 def test_the_layout_table_names_folders_that_exist(path: str) -> None:
     assert (ROOT / path).is_dir()
     assert f"`{path.split('/')[-1]}/`" in README
+
+
+def test_the_documents_it_links_exist() -> None:
+    links = re.findall(r"\]\(((?!https?:)[^)#]+)", README)
+    assert "docs/rules.md" in links and "docs/architecture.md" in links
+    for link in links:
+        assert (ROOT / link).is_file(), link
+    assert "shared/" not in README  # beside the repository, not in the package
 
 
 def test_the_bench_scripts_it_names_exist() -> None:

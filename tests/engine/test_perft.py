@@ -54,3 +54,14 @@ def test_depth_two_matches_the_reference_generator(variant: str) -> None:
         total += len(reference_moves(game))
         game.undo()
     assert total == PERFT[variant][1]
+
+
+HALATAFL_PERFT = (4, 25, 284)
+"""Halatafl from its fixed opening: four steps into the centre (the reference generator above is
+for the hnefatafl family only)."""
+
+
+def test_halatafl_perft() -> None:
+    game = Game("halatafl")
+    assert tuple(perft(game, depth) for depth in (1, 2, 3)) == HALATAFL_PERFT
+    assert game.position() == game.start[0] and game.history == []
