@@ -237,6 +237,34 @@ def test_opentafl_tfr_strings_score_as_opentafl_does(value: str, repeater_wins: 
     )
 
 
+def test_the_game_counts_each_position() -> None:
+    game = shuffled("copenhagen", ATTACKERS, 0)
+    counts = []
+    for ply in range(8):
+        counts.append(game.occurrences())
+        game.play(SHUFFLE[ATTACKERS][ply % 4])
+    assert counts == [1, 1, 1, 1, 2, 2, 2, 2] and game.occurrences() == 3
+    game.undo()
+    assert game.occurrences() == 2
+
+
+@pytest.mark.parametrize(
+    ("repetition", "winner"),
+    [
+        (Repetition.DRAW, None),
+        (Repetition.DEFENDERS_LOSE, ATTACKERS),
+        (Repetition.REPEATER_LOSES, DEFENDERS),
+        (Repetition.REPEATER_WINS, ATTACKERS),
+    ],
+)
+def test_what_a_third_occurrence_would_do(repetition: Repetition, winner: Side | None) -> None:
+    rules = dataclasses.replace(COPENHAGEN, id="custom", repetition=repetition)
+    game = shuffled(rules, ATTACKERS, 5)  # the attackers moved last
+    assert game.repetition_outcome() == Outcome(winner, Reason.REPETITION)
+    ignored = dataclasses.replace(rules, repetition=Repetition.IGNORED)
+    assert shuffled(ignored, ATTACKERS, 5).repetition_outcome() is None
+
+
 def test_ignored_repetition_goes_on() -> None:
     rules = dataclasses.replace(COPENHAGEN, id="custom", repetition=Repetition.IGNORED)
     game = shuffled(rules, ATTACKERS, 12)
