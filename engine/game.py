@@ -185,6 +185,18 @@ class Game:
         """The position as repetition counts it: the board and the side to move."""
         return (self._key(), self.turn is self._first)
 
+    def occurrences(self) -> int:
+        """How many times the current position (board and side to move) has occurred in this
+        game, this time included."""
+        key = self._undo_stack[-1][2] if self._undo_stack else self._position_key()
+        return self._seen[key]
+
+    def repetition_outcome(self) -> Outcome | None:
+        """What the rules make of the current position if this is its third occurrence (made by
+        the side that moved last); None where repetition is ignored."""
+        mover = self._second if self.turn is self._first else self._first
+        return self._repetition_outcome(mover)
+
     def undo(self) -> Ply:
         """Take back the last move; restores the exact position, turn and outcome."""
         if not self.history:

@@ -3,8 +3,15 @@
 A rules string is ``key:value`` entries separated by spaces, ``dim:`` first and ``start:`` last
 (``dim:9 esc:e ks:c cens: start:/3ttt3/.../``), as in OpenTafl's notation specification. A key
 left out takes OpenTafl's default. Keys for what this engine cannot play (berserk pieces and
-mode, jumps, fortresses, speed limits, repetition won or lost by the repeating player, weak
-shieldwalls) are refused with a RulesError naming them.
+mode, jumps, fortresses, speed limits, weak shieldwalls) are refused with a RulesError naming
+them.
+
+Repetition (``tfr``) is read as OpenTafl's code scores it, which its comments contradict: the
+result is decided after the turn has passed, for the side then to move. So ``tfr:w`` (its
+Copenhagen) means the side whose move made the third occurrence LOSES, and ``tfr:l`` that it
+wins; ``tfr:d`` is a draw and ``tfr:i`` ignores repetition. Games replay as OpenTafl scored them.
+``linc:y`` is its Linnaean capture (Tablut): the king's throne is an anvil against a defender
+when attackers hold the king's three other sides.
 
 Three switches of RULES.md that OpenTafl cannot express are written as entries of our own, which
 OpenTafl ignores (it reads ``tfr:dl`` as a draw):
@@ -245,7 +252,13 @@ def _inverse(table: dict[str, _T]) -> Callable[[_T], str]:
 
 
 _ESCAPE = {"c": Escape.CORNERS, "e": Escape.EDGE}
-_REPETITION = {"d": Repetition.DRAW, "i": Repetition.IGNORED, "dl": Repetition.DEFENDERS_LOSE}
+_REPETITION = {
+    "d": Repetition.DRAW,
+    "i": Repetition.IGNORED,
+    "w": Repetition.REPEATER_LOSES,
+    "l": Repetition.REPEATER_WINS,
+    "dl": Repetition.DEFENDERS_LOSE,
+}
 _KING_ARMED = {"y": (True, True), "h": (True, False), "a": (False, True), "n": (False, False)}
 _KING_STRENGTH = {
     "s": KingStrength.STRONG,
@@ -256,12 +269,6 @@ _KING_STRENGTH = {
     "n": KingStrength.WEAK,
 }
 _SHIELDWALL = {"n": False, "s": True}
-
-
-def _read_repetition(value: str) -> Repetition:
-    if value in ("w", "l"):
-        raise _KeyError("a repetition won or lost by the player who repeats is not supported")
-    return _choice(_REPETITION)(value)
 
 
 def _read_shieldwall(value: str) -> bool:
@@ -357,7 +364,7 @@ _KEYS: tuple[_Key, ...] = (
     _Key("esc", "c", *_field("escape", _choice(_ESCAPE), _inverse(_ESCAPE))),
     _Key("surf", "y", *_field("encirclement", _yes_no, _yn)),
     _Key("atkf", "y", _read_first, lambda r: _yn(r.first == Side.ATTACKERS)),
-    _Key("tfr", "d", *_field("repetition", _read_repetition, _inverse(_REPETITION))),
+    _Key("tfr", "d", *_field("repetition", _choice(_REPETITION), _inverse(_REPETITION))),
     _Key("ka", "y", _read_king_armed, _write_king_armed),
     _Key("ks", "s", *_field("king_strength", _choice(_KING_STRENGTH), _inverse(_KING_STRENGTH))),
     _Key("kj", "n", _check(_only("n", "king jumps"))),
@@ -391,6 +398,7 @@ _KEYS: tuple[_Key, ...] = (
     _Key("swf", "y", _check(_only("y", "shieldwall captures without a flanking move (swf:n)"))),
     _Key("efe", "n", *_field("exit_fort", _yes_no, _yn)),
     _Key("ber", "n", _check(_only("n", "berserk moves"))),
+    _Key("linc", "n", *_field("linnaean_capture", _yes_no, _yn)),
     # Our own entries (module docstring):
     _Key("edge", "n", *_field("edge_hostile", _yes_no, _yn)),
     _Key("lkc", "n", *_field("lone_king_captured_on_edge", _yes_no, _yn)),

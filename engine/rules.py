@@ -39,10 +39,15 @@ class ThroneStop(StrEnum):
 
 
 class Repetition(StrEnum):
-    """What the third occurrence of a position does."""
+    """What the third occurrence of a position (the board and the side to move) does."""
 
     DRAW = "draw"
     DEFENDERS_LOSE = "defenders_lose"
+    REPEATER_LOSES = "repeater_loses"
+    """The side whose move made the third occurrence loses (OpenTafl's ``tfr:w``, as its code
+    scores it: the side then to move wins)."""
+    REPEATER_WINS = "repeater_wins"
+    """The side whose move made the third occurrence wins (OpenTafl's ``tfr:l``)."""
     IGNORED = "ignored"
 
 
@@ -80,6 +85,9 @@ class Rules:
     king_strength: KingStrength = KingStrength.STRONG
     lone_king_captured_on_edge: bool = False
     """Fetlar: the last defender can be captured on the edge by attackers on his three sides."""
+    linnaean_capture: bool = False
+    """OpenTafl's Tablut: with the king on the throne and attackers on three of his sides, the
+    throne is an anvil against a defender on his fourth side."""
     shieldwall: bool = False
     exit_fort: bool = False
     encirclement: bool = False

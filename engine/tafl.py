@@ -7,7 +7,8 @@ the ranks and files it changed are worked out again.
 
 Each rule concept has one home, found by its name:
 - moving: ``TaflTables.may_stop`` and ``TaflTables.may_pass`` (throne and corners);
-- hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge);
+- hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge), and
+  ``TaflTables.linnaean_anvil`` (the king's throne against a defender, in OpenTafl's Tablut);
 - capturing men: ``TaflGame._captures`` (custodial) and ``TaflGame._shieldwall_captures``;
 - capturing the king: ``TaflGame._king_captured`` (every king strength);
 - game ends: ``_king_escaped``, ``_exit_fort``, ``_encircled``, ``_can_move``, repetition in
@@ -198,6 +199,14 @@ class TaflTables:
             return self._hostile_att_occupied if occupied & self.throne else self._hostile_att_empty
         return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
 
+    def linnaean_anvil(self, king: Square, attackers: Bitboard) -> Bitboard:
+        """The Linnaean capture: the throne, as an anvil against defenders, when the rules have
+        it, the king stands on the throne and attackers hold three of his sides; else nothing."""
+        if king != self.throne_square or not self.rules.linnaean_capture:
+            return 0
+        held = attackers & self.geometry.neighbours[king]
+        return self.throne if bin(held).count("1") >= 3 else 0
+
 
 @lru_cache(maxsize=64)
 def tables_for(rules: Rules) -> TaflTables:
@@ -366,6 +375,8 @@ class TaflGame(Game):
             row_pieces = victims
         occupied = self._att | self._dfd | king_bit
         anvils = own | t.hostile_to(victim_side, occupied)
+        if victim_side is DEFENDERS:
+            anvils |= t.linnaean_anvil(self._king, own)
         captured = [
             man for man, beyond in g.steps[hammer] if victims >> man & 1 and anvils >> beyond & 1
         ]
@@ -570,6 +581,10 @@ class TaflGame(Game):
             return Outcome(None, Reason.REPETITION)
         if repetition is Repetition.DEFENDERS_LOSE:
             return Outcome(ATTACKERS, Reason.REPETITION)
+        if repetition is Repetition.REPEATER_LOSES:
+            return Outcome(mover.opponent, Reason.REPETITION)
+        if repetition is Repetition.REPEATER_WINS:
+            return Outcome(mover, Reason.REPETITION)
         return None
 
     # -- refusals ------------------------------------------------------------------------------
