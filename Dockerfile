@@ -7,11 +7,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-COPY pyproject.toml README.md /src/
+COPY pyproject.toml README.md LICENSE NOTICE constraints.txt /src/
 COPY engine /src/engine
 COPY renderer /src/renderer
 COPY bot /src/bot
-RUN pip install /src \
+# constraints.txt pins every dependency (and the build backend) to the tested versions.
+RUN PIP_CONSTRAINT=/src/constraints.txt pip install /src \
     && rm -rf /src \
     && useradd --create-home --uid 10001 tafl \
     && mkdir /data \
@@ -22,5 +23,9 @@ ENV TAFL_DB=/data/tafl.sqlite3 \
 VOLUME ["/data"]
 WORKDIR /data
 USER tafl
+
+# Healthy when the database opens and the bot's gateway heartbeat (written every 30 s beside
+# the database) is under 90 s old.
+HEALTHCHECK --interval=60s --timeout=15s --start-period=60s --retries=3 CMD ["tafl", "health"]
 
 CMD ["tafl", "bot"]

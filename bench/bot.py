@@ -10,13 +10,18 @@ interactions that failed, Discord rules broken, errors in the bot's log), lost m
 stored in the database compared with those answered), and the bot process's peak memory
 (VmHWM, reported by the child as it exits).
 
-With ``--db postgresql://...`` the same load runs twice, on a SQLite file with one bot process,
-then on that PostgreSQL database (in a schema of its own, dropped afterwards) with
-``--processes`` bot processes (default 2) on disjoint shards, the games spread over guilds of
-each shard; the figures are printed side by side.
+With ``--ai-games K[,K...]`` it measures responsiveness instead: K people play the AI (each
+answering the AI's move at once, so the AI is always thinking) while ``--games`` pairs of
+people play each other in other channels; it runs once per K, with no AI games first, and
+prints both groups' latencies side by side, with the longest the bot's event loop was held up.
+
+With ``--db postgresql://...`` each run is made twice, on a SQLite file and then on that
+PostgreSQL database (in a schema of its own, dropped afterwards), and the figures are printed
+side by side.
 
 Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]
-[--db postgresql://user:password@host/db]``.
+[--db postgresql://user:password@host/db]``, or ``python bench/bot.py --ai-games 0,6,20
+--games 2 --plies 30 --think 0.5``.
 """
 
 from __future__ import annotations
@@ -25,7 +30,6 @@ import argparse
 import asyncio
 import os
 import random
-import resource
 import statistics
 import subprocess
 import sys
@@ -35,7 +39,6 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -44,55 +47,19 @@ import engine  # noqa: E402
 from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.storage import is_url, open_store, shown_target  # noqa: E402
+from tests.fake_discord.bot_process import (  # noqa: E402
+    PEAK_MARK,
+    STALL_MARK,
+    start_bot_process,
+)
 
 TARGET_P95_MS = 250.0
 TARGET_MEMORY_MB = 200.0
+TARGET_LOADED_P95_MS = 300.0
+"""With AI games running: the people's p95 at most this, and at most 4x (+100 ms) the p95
+without AI games."""
 TARGET_P95_RATIO = 1.5
 """PostgreSQL's p95 at most this many times SQLite's, under the same load."""
-PEAK_MARK = "bot peak rss kB: "
-
-
-# -- the bot process -----------------------------------------------------------------------------
-
-
-def serve(
-    base_url: str, gateway_url: str, token: str, db_path: str, shard: str = "", count: str = ""
-) -> None:
-    """The bot, in this (child) process, connected to the emulator at ``base_url``."""
-    import logging
-
-    import discord.gateway
-    import discord.http
-    import yarl
-
-    from bot.discord import create_bot
-
-    logging.basicConfig(level=logging.WARNING, format="%(levelname)s %(name)s: %(message)s")
-    discord.http.Route.BASE = f"{base_url}/api/v10"
-    discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(gateway_url)
-    sharding = {"shard_count": int(count), "shard_ids": [int(shard)]} if count else {}
-    bot = create_bot(db_path, sync=True, guild_ready_timeout=0.05, **sharding)
-
-    async def main() -> None:
-        loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
-        loop.add_signal_handler(15, stop.set)  # SIGTERM: close cleanly
-        async with bot:
-            runner = asyncio.create_task(bot.start(token))
-            await stop.wait()
-            await bot.close()
-            await asyncio.gather(runner, return_exceptions=True)
-
-    asyncio.run(main())
-    print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
-
-
-def peak_rss_kb() -> int:
-    """This process's peak resident memory (VmHWM: its own pages since exec, in kB)."""
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
 
 
 # -- seeding -------------------------------------------------------------------------------------
@@ -134,6 +101,8 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     answered: dict[int, list[str]] = field(default_factory=dict)
     """Channel id -> the moves the bot answered with a board, in order."""
+    ai_latencies: list[float] = field(default_factory=list)
+    """From a move against the AI to the AI's answer."""
 
 
 def quiet_move(game: engine.Game, rng: random.Random) -> engine.Move:
@@ -150,21 +119,13 @@ def quiet_move(game: engine.Game, rng: random.Random) -> engine.Move:
 
 
 async def play(
-    fake: object,
-    guilds: list[Any],
-    number: int,
-    plies: int,
-    think: float,
-    tally: Tally,
-    rng: random.Random,
+    fake: object, number: int, plies: int, think: float, tally: Tally, rng: random.Random
 ) -> None:
     from tests.fake_discord import FakeDiscord
 
     assert isinstance(fake, FakeDiscord)
-    guild = guilds[number % len(guilds)]
-    channel = fake.add_channel(f"game-{number}", guild=guild)
-    attacker = fake.add_user(f"a{number}", guild=guild)
-    defender = fake.add_user(f"d{number}", guild=guild)
+    channel = fake.add_channel(f"game-{number}")
+    attacker, defender = fake.add_user(f"a{number}"), fake.add_user(f"d{number}")
     challenge = await attacker.slash(
         "tafl challenge", channel=channel, opponent=defender, side="attackers"
     )
@@ -193,6 +154,85 @@ async def play(
         game.push(move)
 
 
+async def play_the_ai(
+    fake: object, number: int, stop: asyncio.Event, tally: Tally, rng: random.Random
+) -> None:
+    """A person playing the AI (Copenhagen, as the attackers) and answering each of its moves
+    at once, game after game, until ``stop`` is set."""
+    from tests.fake_discord import FakeDiscord
+
+    assert isinstance(fake, FakeDiscord)
+    channel = fake.add_channel(f"ai-{number}")
+    user = fake.add_user(f"ai-player-{number}")
+    loop = asyncio.get_running_loop()
+    while not stop.is_set():
+        challenge = await user.slash(
+            "tafl challenge", channel=channel, opponent=fake.bot_user, side="attackers"
+        )
+        await challenge.result(timeout=30)
+        game = engine.Game("copenhagen")
+        while not stop.is_set() and game.outcome is None:
+            move = quiet_move(game, rng)
+            game.push(move)
+            try:
+                reply = await user.slash("tafl move", channel=channel, move=str(move), wait=False)
+                await reply.result(timeout=30)
+                answer = await reply.followup(0, timeout=60)
+            except AssertionError as error:
+                tally.errors.append(f"AI game {number}: {error}")
+                return
+            tally.ai_latencies.append(loop.time() - reply.record.created)
+            title = (answer.embed or {}).get("title", "")
+            if " played " not in title:
+                break  # the game is over
+            game.play(title.rsplit(" played ", 1)[1])
+        if game.outcome is None and not stop.is_set():
+            await (await user.slash("tafl resign", channel=channel)).result(timeout=30)
+
+
+HOSTILE_MOVES = [
+    "a1  " * 100,
+    "a1 " * 133,
+    "a1-" * 133,
+    "a1" + " xa1" * 99,
+    "x" * 400,
+    "1" * 400,
+    "k11-" * 100,
+    "a١-a٢" * 80,
+    "-" * 400,
+]
+HOSTILE_RULES = [
+    "dim:11 start:/" + "t" * 980,
+    "name:" + "N" * 995,
+    "dim:11 " + "esc:c " * 165,
+    "a:" * 500,
+    "dim:19 start:" + "/" + "19/" * 320,
+]
+
+
+async def send_hostile_texts(fake: object, rounds: int, tally: Tally) -> None:
+    """Texts built to be slow to read, in every free-text option, ``rounds`` times over; each
+    must be refused with a short message."""
+    from tests.fake_discord import FakeDiscord
+
+    assert isinstance(fake, FakeDiscord)
+    channel = fake.add_channel("hostile")
+    user, other = fake.add_user("mallory"), fake.add_user("trent")
+    challenge = await user.slash("tafl challenge", channel=channel, opponent=other)
+    await (await other.click(challenge, "Accept")).followup(timeout=30)
+    for _ in range(rounds):
+        for text in HOSTILE_MOVES:
+            answer = await (await user.slash("tafl move", channel=channel, move=text)).result()
+            if not answer.ephemeral or len(answer.content) > 300:
+                tally.errors.append(f"hostile move answered {answer.content[:80]!r}")
+            await user.autocomplete("tafl move", "move", channel=channel, move=text)
+        for text in HOSTILE_RULES:
+            reply = await user.slash("tafl challenge", channel=fake.add_channel("r"), rules=text)
+            if not reply.ephemeral:
+                tally.errors.append(f"hostile rules accepted: {text[:40]!r}")
+        await (await user.slash("tafl board", channel=channel, piece="a1" * 5)).result()
+
+
 async def lost_moves(db_path: str, tally: Tally) -> list[str]:
     """Differences between the stored games and the moves the bot answered."""
     store = await open_store(db_path)
@@ -212,130 +252,51 @@ async def lost_moves(db_path: str, tally: Tally) -> list[str]:
 
 
 @dataclass
-class Result:
-    """One run's figures."""
+class Run:
+    """What one run of the bot measured."""
 
-    p50: float
-    p95: float
-    moves: int
+    ai_games: int
+    tally: Tally
     elapsed: float
-    errors: int
-    lost: int
+    problems: list[str]
+    """Refusals, failed interactions, Discord rules broken, errors in the bot's log."""
+    lost: list[str]
     peak_mb: float
-    ok: bool
+    stall_ms: float
+
+    def people(self) -> tuple[float, float, float]:
+        """The people's /tafl move round trip: p50, p95, max in ms."""
+        return percentiles(self.tally.latencies)
+
+    def ai(self) -> tuple[float, float, float]:
+        """From a move against the AI to its answer: p50, p95, max in ms."""
+        return percentiles(self.tally.ai_latencies)
 
 
-def guilds_by_shard(fake: Any, count: int) -> list[Any]:
-    """One guild on each of ``count`` shards (Discord's ``(guild_id >> 22) % count``), the
-    emulator's default guild first."""
-    found = {(fake.guild.id >> 22) % count: fake.guild}
-    while len(found) < count:
-        guild = fake.add_guild(f"guild-{len(found)}")
-        found.setdefault((guild.id >> 22) % count, guild)
-        time.sleep(0.001)  # the next snowflake's timestamp picks the shard
-    return [found[shard] for shard in range(count)]
+def percentiles(seconds: list[float]) -> tuple[float, float, float]:
+    if not seconds:
+        return (float("nan"),) * 3
+    ordered = sorted(seconds)
+    p95 = ordered[int(0.95 * (len(ordered) - 1))]
+    return statistics.median(ordered) * 1000, p95 * 1000, ordered[-1] * 1000
 
 
-async def run_once(args: argparse.Namespace, db: str, workdir: Path, processes: int = 1) -> Result:
-    """The load on ``processes`` bot processes on ``db`` (each on its own shard, if more than
-    one); prints the figures and returns them."""
-    from tests.fake_discord import FakeDiscord
-
-    rng = random.Random(args.random_seed)
-    seconds = await seed(db, args.seed, rng)
-    print(f"seeded {args.seed} finished games through the service in {seconds:.1f} s")
-
-    log_paths = [workdir / f"bot-{number}.log" for number in range(processes)]
-    async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
-        guilds = guilds_by_shard(fake, processes)
-        children = []
-        for number, log_path in enumerate(log_paths):
-            shard = [str(number), str(processes)] if processes > 1 else []
-            with log_path.open("w") as log:
-                children.append(
-                    subprocess.Popen(
-                        [
-                            sys.executable,
-                            __file__,
-                            "--serve",
-                            fake.base_url,
-                            fake.server.gateway_url,
-                            fake.token,
-                            db,
-                            *shard,
-                        ],
-                        stdout=log,
-                        stderr=subprocess.STDOUT,
-                        cwd=ROOT,
-                    )
-                )
-        try:
-            await fake.wait_for(
-                lambda: len(fake.sessions) == processes and bool(fake.commands()),
-                timeout=60,
-                what="bots up",
-            )
-            for number, guild in enumerate(guilds):
-                probe = fake.add_user(f"probe-{number}", guild=guild)
-                await (await probe.slash("tafl variants", channel=fake.add_channel(
-                    "probe", guild=guild))).result()  # fmt: skip
-
-            tally = Tally()
-            started = time.perf_counter()
-            await asyncio.gather(
-                *(
-                    play(fake, guilds, n, args.plies, args.think, tally,
-                         random.Random(rng.random()))
-                    for n in range(args.games)
-                )
-            )  # fmt: skip
-            elapsed = time.perf_counter() - started
-            violations = [str(v) for v in fake.take_violations()]
-        finally:
-            for child in children:
-                child.send_signal(15)
-            for child in children:
-                try:
-                    child.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    child.kill()
-                    child.wait()
-    log_lines = [line for path in log_paths for line in path.read_text().splitlines()]
-    peaks = [int(line.removeprefix(PEAK_MARK)) for line in log_lines if line.startswith(PEAK_MARK)]
-    peak_mb = max(peaks) / 1024 if len(peaks) == processes else float("nan")
-    bot_errors = [line for line in log_lines if "ERROR" in line]
-    lost = await lost_moves(db, tally)
-
-    latencies = sorted(tally.latencies)
-    p50 = statistics.median(latencies) * 1000 if latencies else float("nan")
-    p95 = latencies[int(0.95 * (len(latencies) - 1))] * 1000 if latencies else float("nan")
-    moves = len(latencies)
-    print(
-        f"{args.games} games in parallel, {args.plies} plies each, think time "
-        f"{args.think:g} s on average; {processes} bot process(es) on {shown_target(db)}"
-    )
-    print(
-        f"/tafl move -> answer with image: median {p50:.0f} ms, p95 {p95:.0f} ms "
-        f"(target p95 < {TARGET_P95_MS:.0f} ms)"
-    )
-    print(f"moves answered: {moves} in {elapsed:.1f} s = {moves / elapsed:.1f} moves/s")
-    print(
-        f"errors: {len(tally.errors)} in games, {len(violations)} Discord rules broken, "
-        f"{len(bot_errors)} in the bot's log"
-    )
-    for line in (tally.errors + violations + bot_errors)[:10]:
-        print(f"  {line}")
-    print(f"lost moves: {len(lost)} games differ from what was answered")
-    for line in lost[:10]:
-        print(f"  {line}")
-    print(
-        f"bot process peak memory: {peak_mb:.0f} MB (the largest VmHWM; target < "
-        f"{TARGET_MEMORY_MB:.0f} MB) with {args.seed} finished games in the database"
-    )
-    errors = len(tally.errors) + len(violations) + len(bot_errors)
-    ok = p95 < TARGET_P95_MS and not (errors or lost) and peak_mb < TARGET_MEMORY_MB
-    print("all targets met" if ok else "TARGETS MISSED")
-    return Result(p50, p95, moves, elapsed, errors, len(lost), peak_mb, ok)
+async def run_bot(
+    args: argparse.Namespace, ai_games: int, rng: random.Random, database: str | None = None
+) -> Run:
+    """A fresh database (a SQLite file, or a new schema of the PostgreSQL ``database``) and
+    bot process; ``args.games`` pairs play while ``ai_games`` people play the AI."""
+    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
+    try:
+        if database is None:
+            return await run_bot_on(args, ai_games, rng, str(workdir / "bench.sqlite3"), workdir)
+        async with own_schema(database) as url:
+            return await run_bot_on(args, ai_games, rng, url, workdir)
+    finally:
+        if not args.keep:
+            for path in workdir.iterdir():
+                path.unlink()
+            workdir.rmdir()
 
 
 @asynccontextmanager
@@ -343,7 +304,7 @@ async def own_schema(url: str) -> AsyncIterator[str]:
     """A new schema in the database at ``url`` for one run: the URL that uses it; dropped after."""
     import asyncpg
 
-    name = f"tafl_bench_{os.getpid()}_{int(time.time())}"
+    name = f"tafl_bench_{os.getpid()}_{int(time.time() * 1000)}"
     admin = await asyncpg.connect(url)
     try:
         await admin.execute(f"CREATE SCHEMA {name}")
@@ -355,21 +316,95 @@ async def own_schema(url: str) -> AsyncIterator[str]:
         await admin.close()
 
 
-def side_by_side(results: dict[str, Result]) -> bool:
+async def run_bot_on(
+    args: argparse.Namespace, ai_games: int, rng: random.Random, db_path: str, workdir: Path
+) -> Run:
+    from tests.fake_discord import FakeDiscord
+
+    print(f"on {shown_target(db_path)}")
+    seconds = await seed(db_path, args.seed, rng)
+    print(f"seeded {args.seed} finished games through the service in {seconds:.1f} s")
+
+    log_path = workdir / "bot.log"
+    async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
+        with log_path.open("w") as log:
+            child = start_bot_process(fake, db_path, log, "--ai-time", str(args.ai_time))
+        try:
+            await fake.wait_for(
+                lambda: "caught up" in log_path.read_text(), timeout=60, what="bot up"
+            )
+            probe = fake.add_user("probe")
+            await (await probe.slash("tafl variants")).result()
+
+            tally = Tally()
+            stop = asyncio.Event()
+            against_ai = [
+                asyncio.create_task(play_the_ai(fake, n, stop, tally, random.Random(n)))
+                for n in range(ai_games)
+            ]
+            if against_ai:
+                await asyncio.sleep(args.ai_time)  # the AI games under way first
+            started = time.perf_counter()
+            await asyncio.gather(
+                send_hostile_texts(fake, args.hostile, tally),
+                *(
+                    play(fake, n, args.plies, args.think, tally, random.Random(rng.random()))
+                    for n in range(args.games)
+                ),
+            )
+            elapsed = time.perf_counter() - started
+            stop.set()
+            await asyncio.gather(*against_ai)
+            violations = [str(v) for v in fake.take_violations()]
+        finally:
+            child.send_signal(15)
+            try:
+                child.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+    log_lines = log_path.read_text().splitlines()
+    peaks = [int(line.removeprefix(PEAK_MARK)) for line in log_lines if line.startswith(PEAK_MARK)]
+    stalls = [float(line.removeprefix(STALL_MARK)) for line in log_lines if STALL_MARK in line]
+    bot_errors = [line for line in log_lines if "ERROR" in line]
+    run = Run(
+        ai_games=ai_games,
+        tally=tally,
+        elapsed=elapsed,
+        problems=tally.errors + violations + bot_errors,
+        lost=await lost_moves(db_path, tally),
+        peak_mb=peaks[-1] / 1024 if peaks else float("nan"),
+        stall_ms=stalls[-1] if stalls else float("nan"),
+    )
+    return run
+
+
+def report_problems(run: Run) -> bool:
+    """Print the run's problems and lost moves; True if there were none."""
+    print(
+        f"errors: {len(run.problems)} (refusals, failed interactions, Discord rules broken, "
+        f"the bot's log); lost moves: {len(run.lost)} games differ from what was answered"
+    )
+    for line in (run.problems + run.lost)[:10]:
+        print(f"  {line}")
+    return not (run.problems or run.lost)
+
+
+def side_by_side(runs: dict[str, Run]) -> bool:
     """Print the runs' figures in columns; whether PostgreSQL's p95 is within its target."""
-    rows: list[tuple[str, Callable[[Result], str]]] = [
-        ("median (ms)", lambda r: f"{r.p50:.0f}"),
-        ("p95 (ms)", lambda r: f"{r.p95:.0f}"),
-        ("moves/s", lambda r: f"{r.moves / r.elapsed:.1f}"),
-        ("errors", lambda r: str(r.errors)),
-        ("lost moves", lambda r: str(r.lost)),
+    rows: list[tuple[str, Callable[[Run], str]]] = [
+        ("median (ms)", lambda r: f"{r.people()[0]:.0f}"),
+        ("p95 (ms)", lambda r: f"{r.people()[1]:.0f}"),
+        ("moves/s", lambda r: f"{len(r.tally.latencies) / r.elapsed:.1f}"),
+        ("errors", lambda r: str(len(r.problems))),
+        ("lost moves", lambda r: str(len(r.lost))),
         ("peak MB", lambda r: f"{r.peak_mb:.0f}"),
     ]
     print()
-    print(f"{'':<14}" + "".join(f"{name:>12}" for name in results))
+    print(f"{'':<14}" + "".join(f"{name:>12}" for name in runs))
     for label, cell in rows:
-        print(f"{label:<14}" + "".join(f"{cell(r):>12}" for r in results.values()))
-    ratio = results["PostgreSQL"].p95 / results["SQLite"].p95
+        print(f"{label:<14}" + "".join(f"{cell(r):>12}" for r in runs.values()))
+    ratio = runs["PostgreSQL"].people()[1] / runs["SQLite"].people()[1]
     within = ratio <= TARGET_P95_RATIO
     print(
         f"PostgreSQL p95 / SQLite p95: {ratio:.2f} (target <= {TARGET_P95_RATIO:g})"
@@ -379,26 +414,77 @@ def side_by_side(results: dict[str, Result]) -> bool:
 
 
 async def bench(args: argparse.Namespace) -> int:
-    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
-    results = {"SQLite": await run_once(args, str(workdir / "bench.sqlite3"), workdir)}
-    if args.db is not None:
-        print()
-        async with own_schema(args.db) as url:
-            results["PostgreSQL"] = await run_once(args, url, workdir, args.processes)
-    ok = all(r.ok for r in results.values())
-    if len(results) == 2:
-        ok = side_by_side(results) and ok
-    if not args.keep:
-        for path in workdir.iterdir():
-            path.unlink()
-        workdir.rmdir()
+    rng = random.Random(args.random_seed)
+    if args.ai_games is None and args.db is not None:
+        runs = {
+            "SQLite": await run_bot(args, 0, random.Random(args.random_seed)),
+            "PostgreSQL": await run_bot(args, 0, random.Random(args.random_seed), args.db),
+        }
+        clean = all(report_problems(run) for run in runs.values())
+        return 0 if side_by_side(runs) and clean else 1
+    if args.ai_games is None:
+        run = await run_bot(args, 0, rng)
+        p50, p95, _ = run.people()
+        moves = len(run.tally.latencies)
+        print(
+            f"{args.games} games in parallel, {args.plies} plies each, think time "
+            f"{args.think:g} s on average; bot in a subprocess"
+        )
+        print(
+            f"/tafl move -> answer with image: median {p50:.0f} ms, p95 {p95:.0f} ms "
+            f"(target p95 < {TARGET_P95_MS:.0f} ms)"
+        )
+        print(f"moves answered: {moves} in {run.elapsed:.1f} s = {moves / run.elapsed:.1f} moves/s")
+        clean = report_problems(run)
+        print(
+            f"bot process peak memory: {run.peak_mb:.0f} MB (its VmHWM; target < "
+            f"{TARGET_MEMORY_MB:.0f} MB) with {args.seed} finished games in the database; "
+            f"longest event loop stall {run.stall_ms:.0f} ms"
+        )
+        ok = p95 < TARGET_P95_MS and clean and run.peak_mb < TARGET_MEMORY_MB
+        print("all targets met" if ok else "TARGETS MISSED")
+        return 0 if ok else 1
+
+    counts = sorted({0, *args.ai_games})
+    loaded = []
+    for count in counts:
+        print(f"-- {count} AI games running, {args.games} pairs of people playing each other")
+        loaded.append(await run_bot(args, count, rng, args.db))
+        report_problems(loaded[-1])
+    print(
+        f"\n{args.games} pairs of people ({args.plies} plies each, {args.think:g} s to think on "
+        f"average) while K people play the AI ({args.ai_time:g} s a move), on "
+        f"{os.cpu_count()} cores"
+    )
+    print(
+        "| AI games | people's /tafl move p50 / p95 / max | AI answers p50 / p95 / max "
+        "| AI moves | longest loop stall | bot peak memory |"
+    )
+    print("|---|---|---|---|---|---|")
+    for run in loaded:
+        people, ai = run.people(), run.ai()
+        print(
+            f"| {run.ai_games} | {people[0]:.0f} / {people[1]:.0f} / {people[2]:.0f} ms "
+            f"| {ai[0]:.0f} / {ai[1]:.0f} / {ai[2]:.0f} ms | {len(run.tally.ai_latencies)} "
+            f"| {run.stall_ms:.0f} ms | {run.peak_mb:.0f} MB |"
+        )
+    quiet_p95 = loaded[0].people()[1]
+    bound = min(TARGET_LOADED_P95_MS, 4 * quiet_p95 + 100)
+    ok = all(not (r.problems or r.lost) for r in loaded)
+    for run in loaded[1:]:
+        fast = run.people()[1] <= bound
+        moving = len(run.tally.ai_latencies) > 0
+        print(
+            f"{run.ai_games} AI games: people's p95 {run.people()[1]:.0f} ms "
+            f"{'<=' if fast else '>'} {bound:.0f} ms; the AI "
+            f"{'kept moving' if moving else 'STARVED'}"
+        )
+        ok = ok and fast and moving
+    print("all targets met" if ok else "TARGETS MISSED")
     return 0 if ok else 1
 
 
 def main() -> int:
-    if len(sys.argv) > 1 and sys.argv[1] == "--serve":
-        serve(*sys.argv[2:])
-        return 0
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=50, help="games played at once")
     parser.add_argument("--plies", type=int, default=20, help="moves per game")
@@ -410,18 +496,25 @@ def main() -> int:
         help="mean seconds a player takes to move, drawn from 0 to twice "
         "that (0: at once, a stress test)",
     )
+    parser.add_argument(
+        "--ai-games",
+        type=lambda text: [int(n) for n in text.split(",")],
+        help="people playing the AI meanwhile, e.g. 0,6,20: measures responsiveness",
+    )
+    parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
+    parser.add_argument(
+        "--hostile",
+        type=int,
+        default=0,
+        help="rounds of texts built to be slow to read, sent to every free-text option meanwhile",
+    )
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")
     parser.add_argument(
         "--db",
         metavar="URL",
-        help="also run on this PostgreSQL database (postgresql://...) and compare with SQLite",
-    )
-    parser.add_argument(
-        "--processes",
-        type=int,
-        default=2,
-        help="bot processes on PostgreSQL, each on its own shard (default: 2)",
+        help="a PostgreSQL database (postgresql://...): the plain run is made on SQLite and on"
+        " it, side by side; with --ai-games, the runs are made on it",
     )
     args = parser.parse_args()
     if args.db is not None and not is_url(args.db):

@@ -8,10 +8,12 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
+from engine import __version__
+
 if TYPE_CHECKING:
     from bot.discord.client import TaflBot
 
-__all__ = ["create_bot"]
+__all__ = ["__version__", "create_bot"]
 
 
 def create_bot(

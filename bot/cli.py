@@ -16,7 +16,9 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, NoReturn
 
-from bot.config import TOKEN_HELP, ConfigError, Settings
+from bot import __version__
+from bot.config import DEFAULT_DB, TOKEN_HELP, Settings
+from engine.errors import TaflError
 
 if TYPE_CHECKING:
     from engine import Game
@@ -37,22 +39,23 @@ class _Parser(argparse.ArgumentParser):
     """An argument parser whose usage errors are one line, not usage text and a traceback."""
 
     def error(self, message: str) -> NoReturn:
-        raise CommandError(f"{self.prog}: {message} (see `{self.prog} --help`)", EXIT_USAGE)
+        raise CommandError(f"{message} (see `{self.prog} --help`)", EXIT_USAGE)
 
 
-def build_parser(settings: Settings) -> argparse.ArgumentParser:
+def build_parser() -> argparse.ArgumentParser:
+    """The ``tafl`` command line; it reads no settings (a bad ``.env`` can't break ``--help``)."""
     from bot.service import AI_TIME_LIMIT
     from engine import DEFAULT_VARIANT
 
     parser = _Parser(
         prog="tafl", description="Play tafl (Hnefatafl and its family) in a terminal or on Discord."
     )
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    from bot.storage import db_target, shown_target
+    from bot.storage import db_target
 
     db_help = (
-        "the database: a SQLite file or a postgresql:// URL"
-        f" (default: {shown_target(settings.db)}, or $TAFL_DB)"
+        f"the database: a SQLite file or a postgresql:// URL (default: $TAFL_DB, or ./{DEFAULT_DB})"
     )
 
     play = commands.add_parser(
@@ -71,7 +74,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         " string",
     )
     play.add_argument("--resume", action="store_true", help="continue the unfinished game")
-    play.add_argument("--db", metavar="DB", type=db_target, default=settings.db, help=db_help)
+    play.add_argument("--db", metavar="DB", type=db_target, help=db_help)
     play.add_argument(
         "--png",
         metavar="DIR",
@@ -89,7 +92,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     play.set_defaults(run=run_play)
 
     bot = commands.add_parser("bot", help="run the Discord bot (needs DISCORD_TOKEN)")
-    bot.add_argument("--db", metavar="DB", type=db_target, default=settings.db, help=db_help)
+    bot.add_argument("--db", metavar="DB", type=db_target, help=db_help)
     bot.add_argument("--sync", action="store_true", help="sync the slash commands at start-up")
     bot.add_argument(
         "--guild",
@@ -135,7 +138,8 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
         "file",
         metavar="FILE",
         type=Path,
-        help="an OpenTafl record, or one line of the shared/data CSV format (- reads stdin)",
+        help="an OpenTafl record, or one MOVES,N1,N2,RESULT line of a CSV game file (- reads"
+        " stdin)",
     )
     replay.add_argument(
         "--variant",
@@ -148,6 +152,15 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     variants = commands.add_parser("variants", help="list the variants")
     variants.set_defaults(run=run_variants)
 
+    health = commands.add_parser(
+        "health",
+        help="check that the database opens and the running bot's heartbeat is recent",
+        description="Exit 0 when the database opens and the running bot wrote its heartbeat"
+        " lately; 1 with the reason otherwise. For Docker's HEALTHCHECK.",
+    )
+    health.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    health.set_defaults(run=run_health)
+
     db = commands.add_parser(
         "db", help="the game database: its schema version, migrations, copies between databases"
     )
@@ -155,7 +168,7 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
     current = actions.add_parser("current", help="print the database's schema version")
     migrate = actions.add_parser("migrate", help="apply the pending migrations and exit")
     for action in (current, migrate):
-        action.add_argument("--db", metavar="DB", type=db_target, default=settings.db, help=db_help)
+        action.add_argument("--db", metavar="DB", type=db_target, help=db_help)
     current.set_defaults(run=run_db_current)
     migrate.set_defaults(run=run_db_migrate)
     copy = actions.add_parser(
@@ -177,21 +190,26 @@ def build_parser(settings: Settings) -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run ``tafl``; returns the exit status."""
+    """Run ``tafl``; returns the exit status. Settings are read by the commands that need them."""
     try:
-        settings = Settings.load()
-        args = build_parser(settings).parse_args(argv)
-        status: int = args.run(args, settings)
+        args = build_parser().parse_args(argv)
+        status: int = args.run(args)
         return status
     except CommandError as error:
         return fail(str(error), error.status)
     except OSError as error:
         where = f"{error.filename}: " if error.filename else ""
         return fail(f"{where}{error.strerror or error}")
-    except (ConfigError, ValueError) as error:
+    except TaflError as error:  # anything else is a bug, and shows its traceback
         return fail(str(error))
     except KeyboardInterrupt:
         return fail("interrupted", 130)
+
+
+def database(args: argparse.Namespace) -> str | Path:
+    """The database a command works on: its ``--db``, else the configured one."""
+    db: str | Path | None = args.db
+    return Settings.load().db if db is None else db
 
 
 def fail(message: str, status: int = EXIT_ERROR) -> int:
@@ -202,7 +220,7 @@ def fail(message: str, status: int = EXIT_ERROR) -> int:
 # -- the commands ---------------------------------------------------------------------------------
 
 
-def run_play(args: argparse.Namespace, settings: Settings) -> int:
+def run_play(args: argparse.Namespace) -> int:
     from bot.terminal import ASCII, play_in_terminal
     from engine import DEFAULT_VARIANT, resolve_rules
 
@@ -219,15 +237,16 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
         raise CommandError("--ai-time is a number of seconds above 0, like 0.5", 2)
     from bot.storage import shown_target
 
-    if isinstance(args.db, Path) and not args.db.parent.is_dir():
-        raise CommandError(f"can't keep the game in {args.db}: {args.db.parent} is not a folder")
+    db = database(args)
+    if isinstance(db, Path) and not db.parent.is_dir():
+        raise CommandError(f"can't keep the game in {db}: {db.parent} is not a folder")
     resume_command = "tafl play --resume"
-    if args.db != settings.db:
+    if args.db is not None:
         resume_command += f" --db {shown_target(args.db)}"
-    with interrupts_as_keyboard_interrupt(), database_errors(args.db):
+    with interrupts_as_keyboard_interrupt(), database_errors(db):
         report = asyncio.run(
             play_in_terminal(
-                args.db,
+                db,
                 sys.stdin,
                 sys.stdout,
                 variant=args.variant,
@@ -240,11 +259,12 @@ def run_play(args: argparse.Namespace, settings: Settings) -> int:
             )
         )
     if report is not None:
-        print(f"Saved as game #{report.game_id} in {shown_target(args.db)}.")
+        print(f"Saved as game #{report.game_id} in {shown_target(db)}.")
     return 0
 
 
-def run_bot(args: argparse.Namespace, settings: Settings) -> int:
+def run_bot(args: argparse.Namespace) -> int:
+    settings = Settings.load()
     if settings.discord_token is None:
         raise CommandError(TOKEN_HELP, EXIT_USAGE)
     if args.guild is not None and not args.sync:
@@ -252,7 +272,7 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     logging.basicConfig(
         level=settings.log_level_number, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    from bot.config import shards
+    from bot.config import ConfigError, shards
     from bot.discord import run
     from bot.storage import DatabaseInUse
 
@@ -266,10 +286,11 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
             raise CommandError(str(error), EXIT_USAGE) from None
 
     try:
-        with database_errors(args.db):
+        db = database(args)
+        with database_errors(db):
             run(
                 settings.discord_token,
-                str(args.db),
+                str(db),
                 sync=args.sync,
                 guild=args.guild,
                 move_timeout=settings.move_timeout,
@@ -280,7 +301,7 @@ def run_bot(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_render(args: argparse.Namespace, settings: Settings) -> int:
+def run_render(args: argparse.Namespace) -> int:
     from engine import DEFAULT_VARIANT, Game, resolve_rules
     from renderer import render
 
@@ -295,7 +316,7 @@ def run_render(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_replay(args: argparse.Namespace, settings: Settings) -> int:
+def run_replay(args: argparse.Namespace) -> int:
     from bot.models import game_report, numbered_moves
     from bot.terminal import board_text, glyphs_for, legend, side_players
 
@@ -320,52 +341,55 @@ def run_replay(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_db_current(args: argparse.Namespace, settings: Settings) -> int:
+def run_db_current(args: argparse.Namespace) -> int:
     from bot.storage import newest_migration, open_store, shown_target, store_class
 
-    if isinstance(args.db, Path) and not args.db.is_file():
-        raise CommandError(f"there is no database at {args.db}")
+    db = database(args)
+    if isinstance(db, Path) and not db.is_file():
+        raise CommandError(f"there is no database at {db}")
 
     async def current() -> int:
-        store = await open_store(args.db, migrate=False)
+        store = await open_store(db, migrate=False)
         try:
             return await store.schema_version()
         finally:
             await store.close()
 
-    with database_errors(args.db):
+    with database_errors(db):
         version = asyncio.run(current())
-    newest = newest_migration(store_class(args.db).migrations())
+    newest = newest_migration(store_class(db).migrations())
     state = "up to date" if version == newest else f"newest {newest}: run `tafl db migrate`"
-    print(f"{shown_target(args.db)}: schema version {version} ({state})")
+    print(f"{shown_target(db)}: schema version {version} ({state})")
     return 0
 
 
-def run_db_migrate(args: argparse.Namespace, settings: Settings) -> int:
+def run_db_migrate(args: argparse.Namespace) -> int:
     from bot.storage import open_store, shown_target
 
+    db = database(args)
+
     async def migrate() -> tuple[int, int]:
-        store = await open_store(args.db, migrate=False)
+        store = await open_store(db, migrate=False)
         try:
             before = await store.schema_version()
         finally:
             await store.close()
-        store = await open_store(args.db)
+        store = await open_store(db)
         try:
             return before, await store.schema_version()
         finally:
             await store.close()
 
-    if isinstance(args.db, Path) and not args.db.parent.is_dir():
-        raise CommandError(f"can't create {args.db}: {args.db.parent} is not a folder")
-    with database_errors(args.db):
+    if isinstance(db, Path) and not db.parent.is_dir():
+        raise CommandError(f"can't create {db}: {db.parent} is not a folder")
+    with database_errors(db):
         before, after = asyncio.run(migrate())
     change = f"migrated from {before} to {after}" if after != before else f"already at {after}"
-    print(f"{shown_target(args.db)}: schema version {change}")
+    print(f"{shown_target(db)}: schema version {change}")
     return 0
 
 
-def run_db_copy(args: argparse.Namespace, settings: Settings) -> int:
+def run_db_copy(args: argparse.Namespace) -> int:
     from bot.storage import open_store, shown_target
     from bot.storage.copy import TargetNotEmpty, copy_store, describe_counts
 
@@ -401,7 +425,7 @@ def run_db_copy(args: argparse.Namespace, settings: Settings) -> int:
     return 0
 
 
-def run_variants(args: argparse.Namespace, settings: Settings) -> int:
+def run_variants(args: argparse.Namespace) -> int:
     from engine import DEFAULT_VARIANT, VARIANTS
 
     width = max(len(v) for v in VARIANTS)
@@ -409,6 +433,18 @@ def run_variants(args: argparse.Namespace, settings: Settings) -> int:
         default = " (default)" if variant_id == DEFAULT_VARIANT else ""
         size = f"{rules.size}x{rules.size}"
         print(f"{variant_id:<{width}}  {size:>5}  {rules.name}{default}")
+    return 0
+
+
+def run_health(args: argparse.Namespace) -> int:
+    from bot.health import Unhealthy, check_health
+    from bot.models import utc_now
+
+    db = database(args)
+    try:
+        print(asyncio.run(check_health(db, utc_now())))
+    except Unhealthy as error:
+        raise CommandError(f"unhealthy: {error}") from None
     return 0
 
 
@@ -429,7 +465,10 @@ def read_game(path: Path, variant: str | None = None) -> ReadGame:
     from engine import DEFAULT_VARIANT
     from engine.record import game_from_record, parse_data_line, replay_data_game
 
-    text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    try:
+        text = sys.stdin.read() if str(path) == "-" else path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise CommandError(f"{path} is not UTF-8 text; expected a game record") from None
     lines = [line for line in text.splitlines() if line.strip()]
     if not lines:
         raise CommandError(f"{path} is empty; expected an OpenTafl record or a CSV game line")

@@ -71,10 +71,13 @@ def _draw_board(view: Any, viewer: Side | None, theme: str) -> bytes:
     return render(view, viewer=viewer, theme=theme)
 
 
-def _draw_replay(snapshot: Snapshot) -> bytes:
-    from renderer import render_replay
+def _draw_replay(snapshot: Snapshot, max_bytes: int | None) -> bytes | None:
+    from renderer import ReplayTooLarge, render_replay
 
-    return render_replay(snapshot.game())
+    try:
+        return render_replay(snapshot.game(), max_bytes=max_bytes)
+    except ReplayTooLarge:
+        return None
 
 
 def _warm_up_drawing(variant: str) -> None:
@@ -199,9 +202,10 @@ class Compute:
         """A board (a renderer ``BoardView``) as a PNG."""
         return await self._run(self._draw_pool, _draw_board, view, viewer, theme)
 
-    async def replay_gif(self, snapshot: Snapshot) -> bytes:
-        """Every position of the game as an animated GIF."""
-        return await self._run(self._draw_pool, _draw_replay, snapshot)
+    async def replay_gif(self, snapshot: Snapshot, max_bytes: int | None = None) -> bytes | None:
+        """Every position of the game as an animated GIF; None if it would be larger than
+        ``max_bytes`` (it stops drawing as soon as it is)."""
+        return await self._run(self._draw_pool, _draw_replay, snapshot, max_bytes)
 
     async def _run(self, pool: Executor, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in ``pool``; a pool whose process died is started again, once."""

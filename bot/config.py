@@ -8,7 +8,6 @@ of ``repr`` and no message of this module contains it.
 from __future__ import annotations
 
 import logging
-import math
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -17,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.storage import db_target
+from engine.errors import TaflError
 
 TOKEN_VAR = "DISCORD_TOKEN"
 DB_VAR = "TAFL_DB"
@@ -39,7 +39,7 @@ TOKEN_HELP = (
 )
 
 
-class ConfigError(ValueError):
+class ConfigError(TaflError):
     """A setting has a value the project cannot use."""
 
 
@@ -66,21 +66,36 @@ class Settings:
     def load(
         cls, environ: Mapping[str, str] | None = None, env_file: Path | None = Path(".env")
     ) -> Settings:
-        """Settings from ``environ`` (default: the process environment) over ``env_file``."""
-        values = read_env_file(env_file) if env_file is not None else {}
-        values.update(os.environ if environ is None else environ)
+        """Settings from ``environ`` (default: the process environment) over ``env_file``.
+
+        ConfigError for a bad line or value; a value from the file is located by file and line.
+        """
+        lines = _env_file_lines(env_file) if env_file is not None else {}
+        environ = os.environ if environ is None else environ
+        values = {key: value for key, (value, _) in lines.items()}
+        values.update(environ)
+
+        def invalid(key: str, problem: str) -> ConfigError:
+            from_file = key in lines and key not in environ
+            where = f"{env_file}, line {lines[key][1]}: " if from_file else ""
+            return ConfigError(f"{where}{key}={values[key].strip()!r} {problem}")
+
         token = values.get(TOKEN_VAR, "").strip() or None
         db = values.get(DB_VAR, "").strip()
         level = values.get(LOG_LEVEL_VAR, "").strip().upper() or DEFAULT_LOG_LEVEL
         if level not in LOG_LEVELS:
-            raise ConfigError(
-                f"{LOG_LEVEL_VAR}={level!r} is not a log level; use one of {', '.join(LOG_LEVELS)}"
+            raise invalid(LOG_LEVEL_VAR, f"is not a log level; use one of {', '.join(LOG_LEVELS)}")
+        hours = _move_timeout_hours(values.get(MOVE_TIMEOUT_VAR, ""))
+        if hours is None:
+            raise invalid(
+                MOVE_TIMEOUT_VAR,
+                "is not a number of hours; use a positive number such as 24 or 0.5",
             )
         return cls(
             discord_token=token,
             db=db_target(db) if db else DEFAULT_DB,
             log_level=level,
-            move_timeout=_move_timeout(values.get(MOVE_TIMEOUT_VAR, "")),
+            move_timeout=timedelta(hours=hours),
             **shards(
                 values.get(SHARD_COUNT_VAR, ""),
                 values.get(SHARD_IDS_VAR, ""),
@@ -90,20 +105,15 @@ class Settings:
         )
 
 
-def _move_timeout(text: str) -> timedelta:
-    """The move timeout from a number of hours (the default when empty); ConfigError if bad."""
+def _move_timeout_hours(text: str) -> float | None:
+    """The move timeout in hours (the default when empty); None if it is not a usable number."""
     if not text.strip():
-        return timedelta(hours=DEFAULT_MOVE_TIMEOUT_HOURS)
+        return DEFAULT_MOVE_TIMEOUT_HOURS
     try:
         hours = float(text)
     except ValueError:
-        hours = math.nan
-    if not 0 < hours < 24 * 365 * 100:
-        raise ConfigError(
-            f"{MOVE_TIMEOUT_VAR}={text.strip()!r} is not a number of hours; use a positive "
-            f"number such as 24 or 0.5"
-        )
-    return timedelta(hours=hours)
+        return None
+    return hours if 0 < hours < 24 * 365 * 100 else None
 
 
 def shards(
@@ -133,13 +143,20 @@ def shards(
 
 def read_env_file(path: Path) -> dict[str, str]:
     """``KEY=value`` lines of a ``.env`` file (``#`` comments, ``export``, quotes); {} if absent."""
+    return {key: value for key, (value, _) in _env_file_lines(path).items()}
+
+
+def _env_file_lines(path: Path) -> dict[str, tuple[str, int]]:
+    """Each key of a ``.env`` file with its value and line number; ConfigError naming the line
+    (never echoing it: it may hold the token) for a line that is not ``KEY=value``."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
         return {}
-    except OSError as error:
-        raise ConfigError(f"can't read {path}: {error.strerror}") from None
-    values: dict[str, str] = {}
+    except (OSError, UnicodeDecodeError) as error:
+        reason = error.strerror if isinstance(error, OSError) else "it is not UTF-8 text"
+        raise ConfigError(f"can't read {path}: {reason}") from None
+    values: dict[str, tuple[str, int]] = {}
     for number, raw in enumerate(text.splitlines(), start=1):
         line = raw.strip()
         if not line or line.startswith("#"):
@@ -154,5 +171,5 @@ def read_env_file(path: Path) -> dict[str, str]:
             value = value[1:-1]
         elif " #" in value:
             value = value.split(" #", 1)[0].rstrip()
-        values[key] = value
+        values[key] = (value, number)
     return values

@@ -1,15 +1,17 @@
 """Why the game service refuses a call: each error carries a short message a player can act on.
 
-Engine errors (NotationError, IllegalMoveError, AmbiguousMoveError) pass through the service as
-they are; all of these and those are ValueError.
+Engine errors (NotationError, IllegalMoveError, AmbiguousMoveError, UnknownVariantError...) pass
+through the service as they are; those and these are all ``engine.TaflError``.
 """
 
 from __future__ import annotations
 
 from datetime import timedelta
 
+from engine.errors import TaflError
 
-class ServiceError(ValueError):
+
+class ServiceError(TaflError):
     """A refused request; ``str(error)`` is the player-facing message."""
 
     default = "that can't be done"

@@ -128,10 +128,10 @@ class GameService:
     ) -> Challenge:
         """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept.
 
-        ChannelBusy if a game is being played there; ValueError for an unknown variant or side;
-        ServiceError for a challenge to oneself.
+        ChannelBusy if a game is being played there; UnknownVariantError or RulesError for a
+        variant that can't be played; ServiceError for an unknown side or a challenge to oneself.
         """
-        game = engine.Game(variant)
+        game = engine.new_game(variant)
         side = _side_wish(game, side)
         if opponent is not None and opponent.id == challenger.id:
             raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
@@ -158,7 +158,7 @@ class GameService:
                 raise NotForYou("that is your own challenge; you can cancel it")
             if challenge.opponent is not None and challenge.opponent.id != player.id:
                 raise NotForYou(f"this challenge is for {challenge.opponent.name}")
-            game = engine.Game(challenge.variant)
+            game = engine.new_game(challenge.variant)
             players = self._seat(game, challenge.challenger, player, challenge.side)
             game_id = await db.insert_game(
                 challenge.channel, game.variant, game.rules_string, players, now
@@ -247,7 +247,7 @@ class GameService:
         self, channel: Channel, players: dict[Side, Player], variant: str = "copenhagen"
     ) -> GameState:
         """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides."""
-        game = engine.Game(variant)
+        game = engine.new_game(variant)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
             given = ", ".join(sorted(players)) or "none"
@@ -266,12 +266,20 @@ class GameService:
             game_id = await db.active_game_id(channel)
         return None if game_id is None else await self._load(game_id)
 
-    async def games_awaiting_ai(self) -> list[GameState]:
-        """The active games in which it is the AI's turn (after a restart, say), oldest first."""
+    async def games_awaiting_ai(self, idle: timedelta = timedelta(0)) -> list[GameState]:
+        """The active games in which it is the AI's turn and nothing has happened for ``idle``
+        or longer (a restart, or a failed search, left them so), oldest first."""
         async with self._store.reading() as db:
             game_ids = await db.games_waiting_for(AI_PLAYER.id)
         games = [await self._load(game_id) for game_id in game_ids]
-        return [g for g in games if g is not None and g.player_to_move() == AI_PLAYER]
+        now = self._clock()
+        return [
+            g
+            for g in games
+            if g is not None
+            and g.player_to_move() == AI_PLAYER
+            and (not idle or now - g.updated_at >= idle)
+        ]
 
     async def get_game(self, game_id: int) -> GameState:
         """Any game by id, being played or finished. NoGameHere if there is none."""
@@ -367,8 +375,8 @@ class GameService:
     async def offer(self, channel: Channel, player: Player, kind: OfferKind | str) -> Offer:
         """Offer a draw or ask to take back a move; the opponent answers with ``answer_offer``.
 
-        NoGameHere, NotAPlayer, ServiceError (an offer of that kind is already open; no move of
-        yours to take back); ValueError for an unknown kind.
+        NoGameHere, NotAPlayer, ServiceError (an unknown kind; an offer of that kind is already
+        open; no move of yours to take back).
         """
         kind = _offer_kind(kind)
         async with self._game_in(channel) as state:
@@ -663,12 +671,12 @@ def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:
 
 
 def _side_wish(game: engine.Game, side: str) -> str:
-    """``side`` checked against the variant's sides; ValueError naming the choices."""
+    """``side`` checked against the variant's sides; ServiceError naming the choices."""
     first = game.rules.first
     choices = [str(first), str(first.opponent), RANDOM_SIDE]
     wish = side.strip().lower()
     if wish not in choices:
-        raise ValueError(f"unknown side {side!r} for {game.rules.name}; choose "
+        raise ServiceError(f"unknown side {side!r} for {game.rules.name}; choose "
                          f"{choices[0]}, {choices[1]} or {choices[2]}")  # fmt: skip
     return wish
 
@@ -703,7 +711,7 @@ def _offer_kind(kind: OfferKind | str) -> OfferKind:
         return OfferKind(str(kind).strip().lower())
     except ValueError:
         choices = " or ".join(OfferKind)
-        raise ValueError(f"unknown offer {kind!r}; choose {choices}") from None
+        raise ServiceError(f"unknown offer {kind!r}; choose {choices}") from None
 
 
 def _offer_text(offer: Offer) -> str:

@@ -16,7 +16,17 @@ from bot.errors import ServiceError
 from bot.models import AI_PLAYER, Channel, GameState, MoveResult, OfferKind, Player, Report
 from bot.service import GameService
 from bot.storage import open_store
-from engine import DEFAULT_VARIANT, Game, Move, Piece, Ply, Side, Square, resolve_rules
+from engine import (
+    DEFAULT_VARIANT,
+    Game,
+    Move,
+    Piece,
+    Ply,
+    Side,
+    Square,
+    TaflError,
+    resolve_rules,
+)
 from engine.types import parse_square
 
 CHANNEL = Channel("terminal")
@@ -281,7 +291,7 @@ class TerminalGame:
             case _:
                 try:
                     return await self.service.move(CHANNEL, player, line.strip())
-                except ValueError as error:
+                except TaflError as error:
                     self.say(f"{line.strip()}: {error}")
         return state
 
@@ -299,7 +309,7 @@ class TerminalGame:
         if square:
             try:
                 origin = parse_square(square, game.size)
-            except ValueError as error:
+            except TaflError as error:
                 self.say(f"moves: {error}")
                 return
         lines = grouped_moves(game, self.glyphs, origin)
@@ -321,7 +331,7 @@ class TerminalGame:
         try:
             offer = await self.service.offer(CHANNEL, offerer, OfferKind.UNDO)
             _, state, _ = await self.service.answer_offer(offer.id, offer.to, True)
-        except ValueError as error:
+        except TaflError as error:
             self.say(f"undo: {error}")
             return state
         undone = before[len(state.game.history) :]

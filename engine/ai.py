@@ -11,7 +11,14 @@ leaves. Leaves are scored from the engine's bitboards by an evaluation per kind 
   attackers guarding the corners; defenders next to the king;
 - Halatafl: material (with a margin near the five-piece limit), advance, pieces open to a jump.
 
-The search plays the moves on the game itself and takes every one back before returning.
+The search plays the moves on the game itself and takes every one back before returning, so it
+sees the game's own count of each position (the game so far and the line being searched). A third
+occurrence ends the game as the variant's rule says (a draw, a loss for the defenders, a win or a
+loss for the side that repeats). A move that brings back a position already seen, in the game or
+the line, is scored as that rule scores the third occurrence, as chess engines score a repetition
+at the second occurrence (whichever side gains by repeating can repeat again), though short of a
+forced result: the other side may still turn aside. Such scores depend on the path, so the table
+keeps only the best move of a node whose subtree met a repetition.
 Timing: the clock runs from the call and is read every few nodes, so a move comes back within
 ``time_limit`` plus the time of those few nodes (bench/ai.py prints the longest think). With a
 ``seed`` and a ``depth`` the choice is repeatable; with only a time limit it depends on how far
@@ -26,7 +33,7 @@ from collections.abc import Hashable, Iterator
 from itertools import pairwise
 
 from engine.board import squares_of
-from engine.errors import IllegalMoveError
+from engine.errors import IllegalMoveError, Refusal
 from engine.game import Game
 from engine.halatafl import MIN_PIECES, HalataflGame
 from engine.rules import KingStrength
@@ -38,6 +45,9 @@ WIN = 1_000_000
 MAX_DEPTH = 64
 _WON = WIN - 1_000
 """Scores beyond this (either sign) are wins or losses at a known distance."""
+_REPEATED = _WON - 1
+"""A position seen once before, where the repetition rule favours the side to move: above any
+evaluation, below a forced result (less ``ply``, like a win)."""
 _CHECK_EVERY = 8
 """Nodes between two looks at the clock."""
 _TABLE_LIMIT = 200_000
@@ -102,10 +112,10 @@ def choose_move(
     """
     deadline = time.perf_counter() + max(time_limit, 0.0)
     if game.outcome is not None:
-        raise IllegalMoveError("the game is over")
+        raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
     moves = game.legal_moves()
     if not moves:
-        raise IllegalMoveError(f"the {game.turn} have no legal move")
+        raise IllegalMoveError(f"the {game.turn} have no legal move", Refusal.NOT_LEGAL)
     random.Random(seed).shuffle(moves)
     winning = _immediate_win(game, moves)
     if winning is not None or len(moves) == 1:
@@ -126,7 +136,8 @@ def _immediate_win(game: Game, moves: list[Move]) -> Move | None:
 
 
 _Entry = tuple[int, int, int, Move | None]
-"""depth, score, bound (0 exact, -1 upper bound, 1 lower bound), best move."""
+"""depth, score, bound (0 exact, -1 upper bound, 1 lower bound), best move; depth -1: the best
+move alone (the score depended on the path)."""
 
 
 class Search:
@@ -156,6 +167,11 @@ class Search:
         self.killers: list[list[tuple[Square, ...]]] = [[] for _ in range(MAX_DEPTH + 1)]
         self.history: dict[tuple[Square, ...], int] = {}
         self.kind = _kind_of(game)
+        self.scores_repetition = game.repetition_outcome() is not None
+        """Whether the rules end a game on repetition (not when they ignore it)."""
+        self.repetitions = 0
+        """Repeated positions scored so far: a node's score depends on its path when this grows
+        while its subtree is searched."""
 
     def best_move(self, moves: list[Move], max_depth: int) -> Move:
         """The best of ``moves`` (the legal moves) by iterative deepening up to ``max_depth``;
@@ -197,11 +213,29 @@ class Search:
         game = self.game
         game.push(move)
         try:
+            if self.scores_repetition and game.occurrences() > 1:
+                self._tick()
+                return self._repeated(ply)
             if depth <= 0:
                 return self._quiesce(alpha, beta, ply, self.quiescence_plies)
             return self._negamax(depth, alpha, beta, ply)
         finally:
             game.undo()
+
+    def _repeated(self, ply: int) -> int:
+        """The score, for the side to move, of a position seen before in the game or the line:
+        a third occurrence ends the game; a second scores as the rules score the third, short
+        of a forced result (the other side may still turn aside). It depends on the path."""
+        self.repetitions += 1
+        game = self.game
+        if game.outcome is not None:
+            return _final_score(game.outcome, game.turn, ply)
+        outcome = game.repetition_outcome()
+        assert outcome is not None
+        if outcome.winner is None:
+            return 0
+        score = _REPEATED - ply
+        return score if outcome.winner == game.turn else -score
 
     def _tick(self) -> None:
         self.nodes += 1
@@ -226,6 +260,7 @@ class Search:
             if alpha >= beta:
                 return score
         original_alpha = alpha
+        repetitions = self.repetitions
         best_score, best_move = -WIN - 1, None
         reduce_from = REDUCE_AFTER if self.use_reductions and depth >= REDUCE_FROM_DEPTH else -1
         for index, (move, quiet) in enumerate(self._moves(entry[3] if entry else None, ply, depth)):
@@ -249,10 +284,13 @@ class Search:
         if best_move is None:
             return -(WIN - ply)  # no legal move: the engine calls this a loss
         if key is not None:
-            bound = 1 if best_score >= beta else (-1 if best_score <= original_alpha else 0)
             if len(self.table) > _TABLE_LIMIT:
                 self.table.clear()
-            self.table[key] = (depth, _to_table(best_score, ply), bound, best_move)
+            if self.repetitions != repetitions:  # the score holds for this path only
+                self.table[key] = (-1, 0, 0, best_move)
+            else:
+                bound = 1 if best_score >= beta else (-1 if best_score <= original_alpha else 0)
+                self.table[key] = (depth, _to_table(best_score, ply), bound, best_move)
         return best_score
 
     def _moves(self, first: Move | None, ply: int, depth: int) -> Iterator[tuple[Move, bool]]:

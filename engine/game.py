@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Hashable, Iterable
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
-from engine.errors import AmbiguousMoveError, IllegalMoveError
+from engine.errors import AmbiguousMoveError, IllegalMoveError, PositionError, Refusal, shorten
 from engine.notation import parse_move_text
 from engine.opentafl import format_position
+from engine.presets import DEFAULT_VARIANT
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
 
 
@@ -58,12 +59,12 @@ class Game:
         if "rules_type" in cls.__dict__:
             _GAME_KINDS[cls.rules_type] = cls
 
-    def __new__(cls, variant: Any = "copenhagen") -> Game:
+    def __new__(cls, variant: Any = DEFAULT_VARIANT) -> Game:
         if cls is Game:
             cls = _GAME_KINDS[type(_resolve(variant))]
         return super().__new__(cls)
 
-    def __init__(self, variant: Any = "copenhagen") -> None:
+    def __init__(self, variant: Any = DEFAULT_VARIANT) -> None:
         self.rules = _resolve(variant)
         self.size = self.rules.size
         self.history = []
@@ -78,17 +79,52 @@ class Game:
     def from_position(cls, variant: Any, position: str, turn: str | Side) -> Game:
         """A game of ``variant`` starting from an OTN ``position`` with ``turn`` to move."""
         game = cls(variant)
-        game._set_position(position, Side(turn))
+        game._set_position(position, _side(turn))
         return game
 
     def _set_position(self, position: str, turn: Side) -> None:
         self._setup(position, turn)
+        self._start = (self.position(), turn)
         self.turn = turn
         self.history.clear()
         self._undo_stack.clear()
         self._seen.clear()
         self._seen[self._position_key()] += 1
         self.outcome = None
+
+    @property
+    def start(self) -> tuple[str, Side]:
+        """The OTN position and the side to move that the game began with."""
+        return self._start
+
+    def copy(self) -> Self:
+        """An independent game in the same state: the same position, history and outcome, and
+        ``undo`` takes back the same moves."""
+        other = object.__new__(type(self))
+        other.__dict__.update(self.__dict__)
+        other.history = list(self.history)
+        other._undo_stack = list(self._undo_stack)
+        other._seen = Counter(self._seen)
+        other._copy_board_from(self)
+        return other
+
+    def __eq__(self, other: object) -> bool:
+        """Equal games have the same rules, pieces and side to move, however they got there
+        (as python-chess compares boards); the history and outcome are not compared."""
+        if not isinstance(other, Game):
+            return NotImplemented
+        return (self.rules, self.turn, self._key()) == (other.rules, other.turn, other._key())
+
+    __hash__ = None  # type: ignore[assignment]  # a game changes as it is played
+
+    def __repr__(self) -> str:
+        """Code that builds an equal game: ``Game('brandubh')``, or ``Game.from_position(...)``
+        for any other position."""
+        rules = self.rules_string
+        here = (self.position(), self.turn)
+        if here == (Game(rules).position(), self.rules.first):
+            return f"Game({rules!r})"
+        return f"Game.from_position({rules!r}, {here[0]!r}, {str(self.turn)!r})"
 
     # -- playing -------------------------------------------------------------------------------
 
@@ -100,14 +136,16 @@ class Game:
         """The legal move ``text`` names, checked against any capture suffix it gives."""
         parsed = parse_move_text(text, self.size)
         if self.outcome is not None:
-            raise IllegalMoveError("the game is over")
+            raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
         legal = self.legal_moves()
         if len(parsed.path) == 1:
             target = parsed.path[0]
             candidates = [m for m in legal if m.target == target]
             if not candidates:
                 name = square_name(target, self.size)
-                raise IllegalMoveError(f"none of the {self.turn}' pieces can move to {name}")
+                raise IllegalMoveError(
+                    f"none of the {self.turn}' pieces can move to {name}", Refusal.UNREACHABLE
+                )
             if len(candidates) > 1:
                 listed = ", ".join(sorted(str(m) for m in candidates))
                 raise AmbiguousMoveError(f"more than one piece can go there: {listed}")
@@ -115,13 +153,15 @@ class Game:
         else:
             move = Move(self.size, parsed.path)
             if move not in legal:
-                raise IllegalMoveError(self._refusal(move))
+                raise self._refusal(move)
         if parsed.captures is not None:
             real = self.captures_of(move)
             if frozenset(real) != parsed.captures:
                 said = ", ".join(sorted(square_name(s, self.size) for s in parsed.captures))
                 names = ", ".join(square_name(s, self.size) for s in real) or "nothing"
-                raise IllegalMoveError(f"{move} captures {names}, not {said}")
+                raise IllegalMoveError(
+                    f"{move} captures {names}, not {said}", Refusal.WRONG_CAPTURES
+                )
         return move
 
     def push(self, move: Move) -> Ply:
@@ -145,10 +185,22 @@ class Game:
         """The position as repetition counts it: the board and the side to move."""
         return (self._key(), self.turn is self._first)
 
+    def occurrences(self) -> int:
+        """How many times the current position (board and side to move) has occurred in this
+        game, this time included."""
+        key = self._undo_stack[-1][2] if self._undo_stack else self._position_key()
+        return self._seen[key]
+
+    def repetition_outcome(self) -> Outcome | None:
+        """What the rules make of the current position if this is its third occurrence (made by
+        the side that moved last); None where repetition is ignored."""
+        mover = self._second if self.turn is self._first else self._first
+        return self._repetition_outcome(mover)
+
     def undo(self) -> Ply:
         """Take back the last move; restores the exact position, turn and outcome."""
         if not self.history:
-            raise IllegalMoveError("there is no move to take back")
+            raise IllegalMoveError("there is no move to take back", Refusal.NOTHING_TO_UNDO)
         state, outcome, key = self._undo_stack.pop()
         self._seen[key] -= 1
         ply = self.history.pop()
@@ -178,7 +230,7 @@ class Game:
 
     def end(self, outcome: Outcome) -> Outcome:
         if self.outcome is not None:
-            raise IllegalMoveError("the game is over")
+            raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
         self.outcome = outcome
         return outcome
 
@@ -215,7 +267,7 @@ class Game:
         raise NotImplementedError
 
     def _setup(self, position: str, turn: Side) -> None:
-        """Load an OTN position; ValueError (with a reason) if it is not valid for these rules."""
+        """Load an OTN position; PositionError (saying why) if it is not valid for these rules."""
         raise NotImplementedError
 
     def _apply(self, move: Move) -> Iterable[Square]:
@@ -229,6 +281,11 @@ class Game:
     def _restore(self, state: Any) -> None:
         raise NotImplementedError
 
+    def _copy_board_from(self, original: Self) -> None:
+        """After ``copy`` shared every attribute with ``original``: make this game's own copies
+        of the mutable ones that hold its board."""
+        raise NotImplementedError
+
     def _key(self) -> Hashable:
         """The board alone, for repetition (the base adds the side to move)."""
         raise NotImplementedError
@@ -237,13 +294,29 @@ class Game:
         """The outcome the ply just played brings about, if any (turn already switched)."""
         raise NotImplementedError
 
+    def standing_outcome(self) -> Outcome | None:
+        """The outcome the position shows as it stands, whoever moved last: how a game from it
+        would be over before anyone moved (a start position is checked with it)."""
+        raise NotImplementedError
+
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         """What a third occurrence of the position reached by ``mover``'s move does."""
         raise NotImplementedError
 
-    def _refusal(self, move: Move) -> str:
+    def _refusal(self, move: Move) -> IllegalMoveError:
         """Why ``move`` (not legal) is refused: "d3 blocks the way", "that is not your piece"..."""
         raise NotImplementedError
+
+
+def _side(turn: str | Side) -> Side:
+    """``turn`` as a side; PositionError naming the choices."""
+    try:
+        return Side(turn)
+    except ValueError:
+        choices = ", ".join(Side)
+        raise PositionError(
+            f"unknown side to move {shorten(str(turn))!r}; choose one of: {choices}"
+        ) from None
 
 
 def _resolve(variant: Any) -> VariantRules:

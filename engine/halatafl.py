@@ -12,6 +12,7 @@ from functools import cache
 from itertools import pairwise
 from typing import Any
 
+from engine.errors import IllegalMoveError, PositionError, Refusal
 from engine.game import Game
 from engine.opentafl import parse_position
 from engine.types import Bitboard, Move, Outcome, Piece, Ply, Reason, Side, Square
@@ -29,8 +30,8 @@ class HalataflRules:
     summary: str = (
         "A jumping game on 7x7, 22 pieces against 22, with no king. A piece steps one square "
         "forward, sideways or diagonally forward, or jumps over any neighbour onto the empty "
-        "square behind it, in chains; enemy pieces jumped are captured. White moves first; a "
-        "side with fewer than five pieces or no legal move loses."
+        "square behind it, in chains; enemy pieces jumped are captured. White moves first, with "
+        "a step into the centre; a side with fewer than five pieces or no legal move loses."
     )
     size: int = 7
     start: str = "/1WWWWW1/WWWWWWW/WWWWWWW/WWW1BBB/BBBBBBB/BBBBBBB/1BBBBB1/"
@@ -110,20 +111,23 @@ class HalataflGame(Game):
         if not isinstance(self.rules, HalataflRules):
             raise TypeError(f"HalataflGame plays Halatafl rules, not {self.rules.name}")
         if turn not in _SIDES:
-            raise ValueError(f"the sides in Halatafl are white and black, not {turn}")
+            raise PositionError(f"the sides in Halatafl are white and black, not {turn}")
         self._geo = _geometry(self.size)
         self.throne = self._geo.centre
         self.corners = frozenset(s for s in range(self.size**2) if self._geo.corners >> s & 1)
-        boards = {Side.WHITE: 0, Side.BLACK: 0}
-        for square, piece in parse_position(position, self.size, "WB").items():
-            boards[piece.side] |= 1 << square
+        boards = _boards_of(position, self.size)
         for side, board in boards.items():
             if board.bit_count() < MIN_PIECES:
-                raise ValueError(
+                raise PositionError(
                     f"{side} has {board.bit_count()} pieces; with fewer than {MIN_PIECES} "
                     "the game is already lost"
                 )
         self._boards = boards
+        self._opening = _boards_of(self.rules.start, self.size), self.rules.first
+        """The start position and its side to move, where only the steps into the centre count."""
+
+    def _copy_board_from(self, original: HalataflGame) -> None:
+        self._boards = dict(original._boards)
 
     def _snapshot(self) -> tuple[Bitboard, Bitboard]:
         return self._boards[Side.WHITE], self._boards[Side.BLACK]
@@ -153,13 +157,37 @@ class HalataflGame(Game):
             return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
         return None
 
+    def standing_outcome(self) -> Outcome | None:
+        for side in (self.turn, self.turn.opponent):
+            if self._boards[side].bit_count() < MIN_PIECES:
+                return Outcome(side.opponent, Reason.TOO_FEW_PIECES)
+        if not self._can_move(self.turn):
+            return Outcome(self.turn.opponent, Reason.NO_LEGAL_MOVES)
+        return None
+
     def _repetition_outcome(self, mover: Side) -> Outcome | None:
         return Outcome(None, Reason.REPETITION)
 
     def legal_moves(self) -> list[Move]:
         if self.outcome is not None:
             return []
-        side = self.turn
+        if self._at_opening():
+            return [m for m in self._moves_from_all(self.turn) if self._opening_move(m)]
+        return self._moves_from_all(self.turn)
+
+    def _at_opening(self) -> bool:
+        """Whether this is the start position with its first side to move (RULES.md section 3:
+        there the side may only step into the centre; a jump into it would leave the other side
+        without a move)."""
+        boards, first = self._opening
+        return self.turn is first and self._boards == boards
+
+    def _opening_move(self, move: Move) -> bool:
+        """A step into the centre: the only kind of move allowed in the start position."""
+        return move.target == self._geo.centre and _adjacent(move.origin, move.target, self.size)
+
+    def _moves_from_all(self, side: Side) -> list[Move]:
+        """Every move of ``side`` by the movement rules (a cornered piece leaving first)."""
         cornered = self._boards[side] & self._geo.corners
         if cornered:
             leaving = [
@@ -234,15 +262,21 @@ class HalataflGame(Game):
                     return True
         return False
 
-    def _refusal(self, move: Move) -> str:
+    def _refusal(self, move: Move) -> IllegalMoveError:
+        def refuse(reason: Refusal, message: str) -> IllegalMoveError:
+            return IllegalMoveError(message, reason)
+
         name = self.square_name
         side = self.turn
         origin = move.origin
         owner = next((s for s in _SIDES if self._boards[s] >> origin & 1), None)
         if owner is None:
-            return f"there is no piece on {name(origin)}"
+            return refuse(Refusal.NO_PIECE, f"there is no piece on {name(origin)}")
         if owner != side:
-            return f"the piece on {name(origin)} is {owner}'s; it is {side}'s turn"
+            return refuse(
+                Refusal.NOT_YOUR_PIECE,
+                f"the piece on {name(origin)} is {owner}'s; it is {side}'s turn",
+            )
         cornered = self._boards[side] & self._geo.corners
         if (
             cornered
@@ -250,7 +284,9 @@ class HalataflGame(Game):
             and any(m.target != s for s in _squares(cornered) for m in self._moves_from(s, side))
         ):
             corner = name(next(_squares(cornered)))
-            return f"your piece on {corner} must leave the corner this turn"
+            return refuse(
+                Refusal.MUST_LEAVE_CORNER, f"your piece on {corner} must leave the corner this turn"
+            )
         occupied = (self._boards[Side.WHITE] | self._boards[Side.BLACK]) & ~(1 << origin)
         enemy = self._boards[side.opponent]
         corners = self._geo.corners
@@ -258,30 +294,54 @@ class HalataflGame(Game):
         for leg, (a, b) in enumerate(pairwise(move.path)):
             if _adjacent(a, b, self.size):
                 if len(move.path) > 2:
-                    return "a step cannot be part of a jump chain: only jumps can be chained"
+                    return refuse(
+                        Refusal.NOT_A_MOVE_SHAPE,
+                        "a step cannot be part of a jump chain: only jumps can be chained",
+                    )
                 if b not in self._geo.steps[side][a]:
-                    return "pieces never step backward"
+                    return refuse(Refusal.BACKWARD, "pieces never step backward")
                 if occupied >> b & 1:
-                    return f"{name(b)} is not empty"
+                    return refuse(Refusal.OCCUPIED, f"{name(b)} is not empty")
                 if corners >> b & 1:
-                    return "a step may not end on a corner"
+                    return refuse(Refusal.RESTRICTED_SQUARE, "a step may not end on a corner")
                 continue
             if not _jump_shaped(a, b, self.size):
                 what = "a jump" if leg else "a step (one square) or a jump (over one piece)"
-                return f"{name(a)} to {name(b)} is not {what}"
+                return refuse(Refusal.NOT_A_MOVE_SHAPE, f"{name(a)} to {name(b)} is not {what}")
             over = (a + b) // 2
             if not occupied >> over & 1:
-                return f"there is no piece on {name(over)} to jump over"
+                return refuse(
+                    Refusal.NOTHING_TO_JUMP, f"there is no piece on {name(over)} to jump over"
+                )
             if jumped >> over & 1:
-                return "you may not jump the same piece twice"
+                return refuse(Refusal.JUMPED_TWICE, "you may not jump the same piece twice")
             if occupied >> b & 1:
-                return f"{name(b)} is not empty"
+                return refuse(Refusal.OCCUPIED, f"{name(b)} is not empty")
             if corners >> b & 1 and not enemy >> over & 1:
-                return "a piece may land on a corner only by jumping an enemy piece"
+                return refuse(
+                    Refusal.RESTRICTED_SQUARE,
+                    "a piece may land on a corner only by jumping an enemy piece",
+                )
             jumped |= 1 << over
         if cornered >> origin & 1 and move.target == origin:
-            return f"the piece on {name(origin)} must leave the corner"
-        return f"{move} is not a legal move"
+            return refuse(
+                Refusal.MUST_LEAVE_CORNER, f"the piece on {name(origin)} must leave the corner"
+            )
+        if self._at_opening() and not self._opening_move(move):
+            steps = ", ".join(str(m) for m in self.legal_moves())
+            return refuse(
+                Refusal.OPENING,
+                f"in the start position {side} may only step into the centre: {steps}",
+            )
+        return refuse(Refusal.NOT_LEGAL, f"{move} is not a legal move")
+
+
+def _boards_of(position: str, size: int) -> dict[Side, Bitboard]:
+    """White's and Black's bitboards in an OTN position."""
+    boards = {Side.WHITE: 0, Side.BLACK: 0}
+    for square, piece in parse_position(position, size, "WB").items():
+        boards[piece.side] |= 1 << square
+    return boards
 
 
 def _squares(board: Bitboard) -> Iterator[Square]:

@@ -3,8 +3,15 @@
 A rules string is ``key:value`` entries separated by spaces, ``dim:`` first and ``start:`` last
 (``dim:9 esc:e ks:c cens: start:/3ttt3/.../``), as in OpenTafl's notation specification. A key
 left out takes OpenTafl's default. Keys for what this engine cannot play (berserk pieces and
-mode, jumps, fortresses, speed limits, repetition won or lost by the repeating player, weak
-shieldwalls) are refused with a ValueError naming them.
+mode, jumps, fortresses, speed limits, weak shieldwalls) are refused with a RulesError naming
+them.
+
+Repetition (``tfr``) is read as OpenTafl's code scores it, which its comments contradict: the
+result is decided after the turn has passed, for the side then to move. So ``tfr:w`` (its
+Copenhagen) means the side whose move made the third occurrence LOSES, and ``tfr:l`` that it
+wins; ``tfr:d`` is a draw and ``tfr:i`` ignores repetition. Games replay as OpenTafl scored them.
+``linc:y`` is its Linnaean capture (Tablut): the king's throne is an anvil against a defender
+when attackers hold the king's three other sides.
 
 Three switches of RULES.md that OpenTafl cannot express are written as entries of our own, which
 OpenTafl ignores (it reads ``tfr:dl`` as a draw):
@@ -20,6 +27,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
+from engine.errors import PositionError, RulesError, shorten
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
 from engine.types import Piece, Side, Square, parse_square, square_name
 
@@ -51,34 +59,44 @@ def format_position(pieces: Mapping[Square, str], size: int) -> str:
 def parse_position(text: str, size: int, letters: str) -> dict[Square, Piece]:
     """The pieces of an OTN position (rank 1 first) on a ``size`` board, using only ``letters``.
 
-    ``parse_position("/3t3/.../", 7, "tTK")``; ValueError says what is wrong.
+    ``parse_position("/3t3/.../", 7, "tTK")``; PositionError says what is wrong.
     """
     body = text.strip()
     if len(body) < 2 or not (body.startswith("/") and body.endswith("/")):
-        raise ValueError(
+        raise PositionError(
             f"a position starts and ends with '/' and lists the ranks from rank 1 up, "
-            f"digits counting empty squares, like /3t3/...; got {text.strip()!r}"
+            f"digits counting empty squares, like /3t3/...; got {shorten(text.strip())!r}"
         )
     ranks = body[1:-1].split("/")
     if len(ranks) != size:
-        raise ValueError(f"the position has {len(ranks)} ranks; a {size}x{size} board needs {size}")
+        raise PositionError(
+            f"the position has {len(ranks)} ranks; a {size}x{size} board needs {size}"
+        )
     pieces: dict[Square, Piece] = {}
     for rank, row in enumerate(ranks):
         file = 0
-        for token in _RANK_TOKEN.findall(row):
+        for match in _RANK_TOKEN.finditer(row):
+            token = match[0]
+            if file > size or (token.isdigit() and len(token) > len(str(MAX_SIZE)) + 1):
+                raise PositionError(
+                    f"rank {rank + 1} ({shorten(row)!r}) has more than {size} squares; "
+                    f"expected {size}"
+                )
             if token.isdigit():
                 file += int(token)
                 continue
             if token not in letters:
                 allowed = ", ".join(letters)
-                raise ValueError(
+                raise PositionError(
                     f"rank {rank + 1}: {token!r} is not a piece here; the pieces are {allowed}"
                 )
             if file < size:
                 pieces[rank * size + file] = Piece(token)
             file += 1
         if file != size:
-            raise ValueError(f"rank {rank + 1} ({row!r}) has {file} squares; expected {size}")
+            raise PositionError(
+                f"rank {rank + 1} ({shorten(row)!r}) has {file} squares; expected {size}"
+            )
     return pieces
 
 
@@ -234,7 +252,13 @@ def _inverse(table: dict[str, _T]) -> Callable[[_T], str]:
 
 
 _ESCAPE = {"c": Escape.CORNERS, "e": Escape.EDGE}
-_REPETITION = {"d": Repetition.DRAW, "i": Repetition.IGNORED, "dl": Repetition.DEFENDERS_LOSE}
+_REPETITION = {
+    "d": Repetition.DRAW,
+    "i": Repetition.IGNORED,
+    "w": Repetition.REPEATER_LOSES,
+    "l": Repetition.REPEATER_WINS,
+    "dl": Repetition.DEFENDERS_LOSE,
+}
 _KING_ARMED = {"y": (True, True), "h": (True, False), "a": (False, True), "n": (False, False)}
 _KING_STRENGTH = {
     "s": KingStrength.STRONG,
@@ -245,12 +269,6 @@ _KING_STRENGTH = {
     "n": KingStrength.WEAK,
 }
 _SHIELDWALL = {"n": False, "s": True}
-
-
-def _read_repetition(value: str) -> Repetition:
-    if value in ("w", "l"):
-        raise _KeyError("a repetition won or lost by the player who repeats is not supported")
-    return _choice(_REPETITION)(value)
 
 
 def _read_shieldwall(value: str) -> bool:
@@ -273,8 +291,9 @@ def _write_king_armed(rules: Rules) -> str:
 
 
 def _squares(value: str, size: int) -> list[str]:
+    """The squares a comma-separated list names, each once (``a1,g7,``)."""
     names = []
-    for part in value.split(","):
+    for part in dict.fromkeys(value.split(",")):
         if part.strip():
             try:
                 names.append(square_name(parse_square(part, size), size))
@@ -345,7 +364,7 @@ _KEYS: tuple[_Key, ...] = (
     _Key("esc", "c", *_field("escape", _choice(_ESCAPE), _inverse(_ESCAPE))),
     _Key("surf", "y", *_field("encirclement", _yes_no, _yn)),
     _Key("atkf", "y", _read_first, lambda r: _yn(r.first == Side.ATTACKERS)),
-    _Key("tfr", "d", *_field("repetition", _read_repetition, _inverse(_REPETITION))),
+    _Key("tfr", "d", *_field("repetition", _choice(_REPETITION), _inverse(_REPETITION))),
     _Key("ka", "y", _read_king_armed, _write_king_armed),
     _Key("ks", "s", *_field("king_strength", _choice(_KING_STRENGTH), _inverse(_KING_STRENGTH))),
     _Key("kj", "n", _check(_only("n", "king jumps"))),
@@ -379,6 +398,7 @@ _KEYS: tuple[_Key, ...] = (
     _Key("swf", "y", _check(_only("y", "shieldwall captures without a flanking move (swf:n)"))),
     _Key("efe", "n", *_field("exit_fort", _yes_no, _yn)),
     _Key("ber", "n", _check(_only("n", "berserk moves"))),
+    _Key("linc", "n", *_field("linnaean_capture", _yes_no, _yn)),
     # Our own entries (module docstring):
     _Key("edge", "n", *_field("edge_hostile", _yes_no, _yn)),
     _Key("lkc", "n", *_field("lone_king_captured_on_edge", _yes_no, _yn)),
@@ -391,7 +411,14 @@ _SPECIAL = ("dim", "name", "start")
 
 
 def rules_from_opentafl(text: str) -> Rules:
-    """Rules from an OpenTafl rules string; ValueError names the wrong or unsupported entry."""
+    """Rules from an OpenTafl rules string; RulesError names the wrong or unsupported entry."""
+    try:
+        return _read_rules(text)
+    except ValueError as error:  # the readers below say what is wrong as a ValueError
+        raise RulesError(str(error)) from None
+
+
+def _read_rules(text: str) -> Rules:
     entries = _entries(text)
     size = _read_size(entries)
     start = _read_start(entries["start"], size)
@@ -401,7 +428,7 @@ def rules_from_opentafl(text: str) -> Rules:
         try:
             fields.update(key.read(value, size))
         except _KeyError as error:
-            raise ValueError(f"{key.name}:{value}: {error}") from None
+            raise ValueError(f"{key.name}:{shorten(value)}: {error}") from None
     empty_extra = _sides(entries.get("cenhe", _BY_NAME["cenhe"].default))
     fields["empty_throne_hostile_to"] = fields["occupied_throne_hostile_to"] | empty_extra
     if fields["escape"] is Escape.CORNERS and not fields["corners"]:
@@ -438,11 +465,13 @@ def _entries(text: str) -> dict[str, str]:
     for token in text.split():
         key, colon, value = token.partition(":")
         if not colon:
-            raise ValueError(f"{token!r} is not a rules entry; entries look like key:value")
+            raise ValueError(
+                f"{shorten(token)!r} is not a rules entry; entries look like key:value"
+            )
         if key in entries:
-            raise ValueError(f"{key}: is given twice")
+            raise ValueError(f"{shorten(key)}: is given twice")
         if key not in _BY_NAME and key not in _SPECIAL:
-            raise ValueError(f"{key}: is not an OpenTafl rules key this engine knows")
+            raise ValueError(f"{shorten(key)}: is not an OpenTafl rules key this engine knows")
         entries[key] = value
     for required in ("dim", "start"):
         if required not in entries:
@@ -452,9 +481,13 @@ def _entries(text: str) -> dict[str, str]:
 
 def _read_size(entries: dict[str, str]) -> int:
     value = entries["dim"]
-    if not value.isdigit() or not MIN_SIZE <= int(value) <= MAX_SIZE:
+    if not (
+        value.isdecimal()
+        and len(value) <= len(str(MAX_SIZE))
+        and MIN_SIZE <= int(value) <= MAX_SIZE
+    ):
         raise ValueError(
-            f"dim:{value}: the board size must be a number from {MIN_SIZE} to {MAX_SIZE}"
+            f"dim:{shorten(value)}: the board size must be a number from {MIN_SIZE} to {MAX_SIZE}"
         )
     return int(value)
 

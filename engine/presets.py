@@ -72,7 +72,7 @@ FETLAR = Rules(
 
 HNEFATAFL = Rules(
     id="hnefatafl",
-    name="Hnefatafl (seed 001)",
+    name="Hnefatafl, unarmed king",
     summary=(
         "11x11 with the Copenhagen layout; the attackers move first and the king escapes to a "
         "corner. The king cannot capture; he is taken by four attackers, or three on the edge, "
@@ -112,7 +112,7 @@ TABLUT = Rules(
 
 TABLUT_CORNER = Rules(
     id="tablut-corner",
-    name="Tablut, corner escape (seed 004)",
+    name="Tablut, corner escape",
     summary=(
         "Tablut's 9x9 layout with the king escaping to a corner; the attackers move first. The "
         "king is captured by four attackers, or three when he stands on the edge. No square is "
@@ -127,6 +127,29 @@ TABLUT_CORNER = Rules(
     king_strength=KingStrength.STRONG_OR_3_AT_EDGE,
     repetition=Repetition.DRAW,
     source="seed 004",
+)
+
+TABLUT_LINNAEAN = Rules(
+    id="tablut-linnaean",
+    name="Tablut, Linnaean capture (OpenTafl)",
+    summary=(
+        "OpenTafl's 9x9 Tablut: the attackers move first and the king wins on any edge square. He "
+        "is captured on four sides on or next to the throne, and between two attackers elsewhere. "
+        "When he sits on the throne with attackers on three sides, a defender on his fourth side "
+        "can be captured against him and the throne. Nobody may stop on the empty throne, which "
+        "is hostile to all; encircling every defender wins for the attackers, and a position "
+        "repeated three times is a draw."
+    ),
+    size=9,
+    start=TABLUT_START,
+    escape=Escape.EDGE,
+    throne="e5",
+    throne_stop=ThroneStop.NOBODY,
+    king_strength=KingStrength.STRONG_NEAR_THRONE,
+    linnaean_capture=True,
+    encirclement=True,
+    repetition=Repetition.DRAW,
+    source="OpenTafl's Tablut rules string (linc:y)",
 )
 
 BRANDUBH = Rules(
@@ -189,9 +212,14 @@ PRESETS: dict[str, Rules] = {
         HNEFATAFL,
         TABLUT,
         TABLUT_CORNER,
+        TABLUT_LINNAEAN,
         BRANDUBH,
         TAWLBWRDD,
         ALEA_EVANGELII,
     )
 }
-"""The hnefatafl-family presets by id, in the order of RULES.md section 2."""
+"""The hnefatafl-family presets by id, in the order of RULES.md section 2 (OpenTafl's Linnaean
+Tablut, not in it, after the other Tablut presets)."""
+
+DEFAULT_VARIANT = COPENHAGEN.id
+"""The variant played when none is named."""

@@ -1,4 +1,4 @@
-"""Game records: OpenTafl's game record form, and the CSV game lines of ``shared/data``.
+"""Game records: OpenTafl's game record form, and the CSV game lines of ``tests/data``.
 
 An OpenTafl record is tag lines ``[key:value]`` with the rules tag last, a blank line, then
 numbered move lines, two plies a line, captures after ``x`` separated by ``/``::
@@ -25,21 +25,29 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
-from engine.errors import IllegalMoveError, NotationError
+from engine.errors import RecordError, TaflError, shorten
 from engine.game import Game
+from engine.presets import DEFAULT_VARIANT
 from engine.types import Outcome, Ply, Reason, Side
 
 _TAG = re.compile(r"^\[(?P<key>[A-Za-z][\w-]*):(?P<value>[^\]\n]*)\]$")
-_COMMENT = re.compile(r"\[[^\]]*\]")
 _MOVE_NUMBER = re.compile(r"^\d+\.")
 _PIECE_PREFIX = re.compile(r"^[tcnkTCNK](?=[a-z]\d)")
 _RESIGNATION = "---"
+__all__ = [
+    "DataGame",
+    "DataMove",
+    "DataResult",
+    "RecordError",
+    "Replay",
+    "game_from_record",
+    "parse_data_line",
+    "replay_data_game",
+    "to_opentafl_record",
+]
+
 _BOARD_ENDS = {Reason.RESIGNED, Reason.TIMEOUT, Reason.DRAW_AGREED}
 """Reasons a record must state because the moves do not show them."""
-
-
-class RecordError(ValueError):
-    """A record cannot be read or replayed; the message names the move and the reason."""
 
 
 # -- OpenTafl game records ---------------------------------------------------------------------
@@ -47,7 +55,7 @@ class RecordError(ValueError):
 
 def to_opentafl_record(game: Game, tags: Mapping[str, str] | None = None) -> str:
     """The game as an OpenTafl game record; ``tags`` (date, attackers, event...) go first."""
-    start, turn = _start_of(game)
+    start, turn = game.start
     header: dict[str, str] = dict(tags or {})
     header.setdefault("variant", game.rules.name)
     header["result"] = _opentafl_result(game.outcome)
@@ -62,7 +70,7 @@ def to_opentafl_record(game: Game, tags: Mapping[str, str] | None = None) -> str
     lines = []
     for key, value in header.items():
         if not re.fullmatch(r"[A-Za-z][\w-]*", key) or re.search(r"[\]\n]", value):
-            raise ValueError(f"tag {key!r}: {value!r} cannot be written (no ']' or line breaks)")
+            raise RecordError(f"tag {key!r}: {value!r} cannot be written (no ']' or line breaks)")
         lines.append(f"[{key}:{value}]")
     lines.append("")
     plies = [_opentafl_ply(ply) for ply in game.history]
@@ -82,12 +90,12 @@ def game_from_record(text: str) -> Game:
             game = Game.from_position(tags["rules"], tags["position"], turn)
         else:
             game = Game(tags["rules"])
-    except ValueError as error:
+    except TaflError as error:
         raise RecordError(f"the record's rules or position cannot be used: {error}") from None
-    tokens = [t for t in _COMMENT.sub(" ", movetext).split() if not _MOVE_NUMBER.fullmatch(t)]
+    tokens = [t for t in _without_comments(movetext).split() if not _MOVE_NUMBER.fullmatch(t)]
     for index, raw in enumerate(tokens):
         token = _MOVE_NUMBER.sub("", raw)
-        where = f"move {index // 2 + 1} ({game.turn}: {token})"
+        where = f"move {index // 2 + 1} ({game.turn}: {shorten(token)})"
         if token == _RESIGNATION:
             if index != len(tokens) - 1:
                 raise RecordError(f"{where}: moves follow a resignation")
@@ -95,23 +103,10 @@ def game_from_record(text: str) -> Game:
             break
         try:
             game.play(_our_move_text(token))
-        except (NotationError, IllegalMoveError) as error:
+        except TaflError as error:
             raise RecordError(f"{where}: {error}") from None
     _settle_outcome(game, tags)
     return game
-
-
-def _start_of(game: Game) -> tuple[str, Side]:
-    """The position and side to move the game began with (taken back, then replayed)."""
-    outcome = game.outcome
-    plies: list[Ply] = []
-    while game.history:
-        plies.append(game.undo())
-    start, turn = game.position(), game.turn
-    for ply in reversed(plies):
-        game.push(ply.move)
-    game.outcome = outcome
-    return start, turn
 
 
 def _opentafl_result(outcome: Outcome | None) -> str:
@@ -131,6 +126,20 @@ def _our_move_text(token: str) -> str:
     if re.search(r"\d-+$", token):
         token = token.rstrip("-")
     return token.replace("/", "x")
+
+
+def _without_comments(movetext: str) -> str:
+    """The move text with each ``[comment]`` made a space (a ``[`` never closed stays)."""
+    parts = []
+    at = 0
+    while (opening := movetext.find("[", at)) != -1:
+        closing = movetext.find("]", opening)
+        if closing == -1:
+            break
+        parts += [movetext[at:opening], " "]
+        at = closing + 1
+    parts.append(movetext[at:])
+    return "".join(parts)
 
 
 def _split_record(text: str) -> tuple[dict[str, str], str]:
@@ -170,12 +179,14 @@ def _settle_outcome(game: Game, tags: Mapping[str, str]) -> None:
 def _stated_outcome(tags: Mapping[str, str]) -> Outcome | None:
     if "termination" not in tags:
         return None
+    termination, winner = tags["termination"], tags.get("winner", "none")
     try:
-        reason = Reason(tags["termination"])
-        winner = None if tags.get("winner", "none") == "none" else Side(tags["winner"])
-    except ValueError as error:
-        raise RecordError(f"the record's winner or termination tag is wrong: {error}") from None
-    return Outcome(winner, reason)
+        return Outcome(None if winner == "none" else Side(winner), Reason(termination))
+    except ValueError:
+        raise RecordError(
+            f"the record's winner ({shorten(winner)!r}) or termination "
+            f"({shorten(termination)!r}) is not one this engine knows"
+        ) from None
 
 
 def _describe(outcome: Outcome) -> str:
@@ -183,7 +194,7 @@ def _describe(outcome: Outcome) -> str:
     return f"{who} ({outcome.reason.description})"
 
 
-# -- the CSV game lines of shared/data ---------------------------------------------------------
+# -- the CSV game lines of tests/data ----------------------------------------------------------
 
 
 class DataResult(StrEnum):
@@ -234,10 +245,10 @@ _TIMEOUT = "timeout"
 
 
 def parse_data_line(line: str) -> DataGame:
-    """Read ``MOVES,N1,N2,RESULT`` (shared/data/README.md); ValueError says what is wrong."""
+    """Read ``MOVES,N1,N2,RESULT`` (tests/data/README.md); RecordError says what is wrong."""
     fields = line.rstrip("\r\n").split(",")
     if len(fields) != 4:
-        raise ValueError(
+        raise RecordError(
             f"a game line has 4 comma-separated fields (moves,n1,n2,result); got {len(fields)}"
         )
     moves_text, n1, n2, result_text = fields
@@ -249,7 +260,9 @@ def parse_data_line(line: str) -> DataGame:
     for number, token in enumerate(tokens, start=1):
         match = _DATA_MOVE.match(token)
         if match is None:
-            raise ValueError(f"ply {number}: {token!r} is not a move like g3-e3 or g3-e3xe2")
+            raise RecordError(
+                f"ply {number}: {shorten(token)!r} is not a move like g3-e3 or g3-e3xe2"
+            )
         caps = frozenset(re.findall(r"[a-z]\d{1,2}", match["caps"]))
         moves.append(DataMove(match["move"], caps))
     try:
@@ -257,9 +270,9 @@ def parse_data_line(line: str) -> DataGame:
         result = DataResult(result_text.strip())
     except ValueError:
         choices = ", ".join(repr(r.value) for r in DataResult)
-        raise ValueError(
+        raise RecordError(
             f"the counts must be numbers and the result one of {choices}; "
-            f"got {n1!r}, {n2!r}, {result_text!r}"
+            f"got {shorten(n1)!r}, {shorten(n2)!r}, {shorten(result_text)!r}"
         ) from None
     return DataGame(tuple(moves), timeout, result, counts)
 
@@ -275,7 +288,9 @@ class Replay:
     """The engine ended the game before the record's last ply (``game.outcome`` says how)."""
 
 
-def replay_data_game(data: DataGame, variant: str = "copenhagen", *, finish: bool = True) -> Replay:
+def replay_data_game(
+    data: DataGame, variant: str = DEFAULT_VARIANT, *, finish: bool = True
+) -> Replay:
     """Play a data game, checking each move and its captures (RecordError says which ply failed).
 
     When the engine ends the game on the last recorded ply, its winner must agree with a decided
@@ -290,7 +305,7 @@ def replay_data_game(data: DataGame, variant: str = "copenhagen", *, finish: boo
         where = f"ply {number} ({game.turn}: {recorded.move})"
         try:
             ply = game.play(recorded.move)
-        except (NotationError, IllegalMoveError) as error:
+        except TaflError as error:
             raise RecordError(f"{where}: {error}") from None
         if frozenset(ply.captures) != recorded.captures:
             engine = ", ".join(sorted(ply.captures)) or "nothing"

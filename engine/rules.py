@@ -5,7 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from enum import StrEnum
 
-from engine.types import Side
+from engine.board import MAX_SIZE, MIN_SIZE
+from engine.errors import RulesError, TaflError
+from engine.types import Piece, Side, parse_square
 
 
 class Escape(StrEnum):
@@ -37,10 +39,15 @@ class ThroneStop(StrEnum):
 
 
 class Repetition(StrEnum):
-    """What the third occurrence of a position does."""
+    """What the third occurrence of a position (the board and the side to move) does."""
 
     DRAW = "draw"
     DEFENDERS_LOSE = "defenders_lose"
+    REPEATER_LOSES = "repeater_loses"
+    """The side whose move made the third occurrence loses (OpenTafl's ``tfr:w``, as its code
+    scores it: the side then to move wins)."""
+    REPEATER_WINS = "repeater_wins"
+    """The side whose move made the third occurrence wins (OpenTafl's ``tfr:l``)."""
     IGNORED = "ignored"
 
 
@@ -78,12 +85,44 @@ class Rules:
     king_strength: KingStrength = KingStrength.STRONG
     lone_king_captured_on_edge: bool = False
     """Fetlar: the last defender can be captured on the edge by attackers on his three sides."""
+    linnaean_capture: bool = False
+    """OpenTafl's Tablut: with the king on the throne and attackers on three of his sides, the
+    throne is an anvil against a defender on his fourth side."""
     shieldwall: bool = False
     exit_fort: bool = False
     encirclement: bool = False
     repetition: Repetition = Repetition.DRAW
     source: str = ""
     """Where the reading comes from (seed, site)."""
+
+    def __post_init__(self) -> None:
+        """RulesError when the record cannot be played: checked once, when it is built."""
+        from engine.opentafl import parse_position  # opentafl reads rules strings into Rules
+
+        def invalid(problem: str) -> RulesError:
+            return RulesError(f"the rules {self.name!r} can't be played: {problem}")
+
+        if not MIN_SIZE <= self.size <= MAX_SIZE:
+            raise invalid(
+                f"the board is {self.size}x{self.size}; it must be {MIN_SIZE} to {MAX_SIZE}"
+            )
+        if self.first not in BOTH_SIDES:
+            raise invalid(f"the side moving first is attackers or defenders, not {self.first}")
+        marked = [("throne", self.throne)] if self.throne is not None else []
+        for what, name in [*marked, *(("corner", name) for name in sorted(self.corners))]:
+            try:
+                parse_square(name, self.size)
+            except TaflError as error:
+                raise invalid(f"the {what} square {name!r}: {error}") from None
+        if self.escape is Escape.CORNERS and not self.corners:
+            raise invalid("the king escapes to a corner, but there are no corners")
+        try:
+            pieces = parse_position(self.start, self.size, "tTK")
+        except TaflError as error:
+            raise invalid(f"the start position: {error}") from None
+        kings = list(pieces.values()).count(Piece.KING)
+        if kings != 1:
+            raise invalid(f"the start position needs exactly one king (K), not {kings}")
 
     @property
     def king_armed(self) -> bool:

@@ -7,7 +7,8 @@ the ranks and files it changed are worked out again.
 
 Each rule concept has one home, found by its name:
 - moving: ``TaflTables.may_stop`` and ``TaflTables.may_pass`` (throne and corners);
-- hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge);
+- hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge), and
+  ``TaflTables.linnaean_anvil`` (the king's throne against a defender, in OpenTafl's Tablut);
 - capturing men: ``TaflGame._captures`` (custodial) and ``TaflGame._shieldwall_captures``;
 - capturing the king: ``TaflGame._king_captured`` (every king strength);
 - game ends: ``_king_escaped``, ``_exit_fort``, ``_encircled``, ``_can_move``, repetition in
@@ -22,6 +23,7 @@ from itertools import chain
 from typing import Any
 
 from engine.board import Geometry, geometry, squares_of
+from engine.errors import IllegalMoveError, PositionError, Refusal, RulesError, shorten
 from engine.game import Game
 from engine.opentafl import parse_position
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
@@ -197,6 +199,14 @@ class TaflTables:
             return self._hostile_att_occupied if occupied & self.throne else self._hostile_att_empty
         return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
 
+    def linnaean_anvil(self, king: Square, attackers: Bitboard) -> Bitboard:
+        """The Linnaean capture: the throne, as an anvil against defenders, when the rules have
+        it, the king stands on the throne and attackers hold three of his sides; else nothing."""
+        if king != self.throne_square or not self.rules.linnaean_capture:
+            return 0
+        held = attackers & self.geometry.neighbours[king]
+        return self.throne if bin(held).count("1") >= 3 else 0
+
 
 @lru_cache(maxsize=64)
 def tables_for(rules: Rules) -> TaflTables:
@@ -208,7 +218,7 @@ def _square(name: str, size: int, what: str) -> Square:
     try:
         return parse_square(name, size)
     except ValueError as error:
-        raise ValueError(f"the {what} square {name!r} is not valid: {error}") from None
+        raise RulesError(f"the {what} square {shorten(name)!r} is not valid: {error}") from None
 
 
 class TaflGame(Game):
@@ -221,7 +231,7 @@ class TaflGame(Game):
 
     def _setup(self, position: str, turn: Side) -> None:
         if turn not in (ATTACKERS, DEFENDERS):
-            raise ValueError(f"the side to move is attackers or defenders, not {turn}")
+            raise PositionError(f"the side to move is attackers or defenders, not {turn}")
         tables = tables_for(self.rules)
         self._tables = tables
         self._geo: Geometry = tables.geometry
@@ -230,7 +240,7 @@ class TaflGame(Game):
         pieces = parse_position(position, self.size, "tTK")
         kings = [s for s, p in pieces.items() if p is Piece.KING]
         if len(kings) != 1:
-            raise ValueError(f"a position needs exactly one king (K); this one has {len(kings)}")
+            raise PositionError(f"a position needs exactly one king (K); this one has {len(kings)}")
         g = self._geo
         self._att = sum(g.bit[s] for s, p in pieces.items() if p is Piece.ATTACKER)
         self._dfd = sum(g.bit[s] for s, p in pieces.items() if p is Piece.DEFENDER)
@@ -276,6 +286,10 @@ class TaflGame(Game):
         from engine.opentafl import rules_to_opentafl
 
         return rules_to_opentafl(self.rules)
+
+    def _copy_board_from(self, original: TaflGame) -> None:
+        attackers, defenders = original._line_moves
+        self._line_moves = (list(attackers), list(defenders))
 
     def _snapshot(self) -> _State:
         return (self._att, self._dfd, self._king, self._att_t, self._dfd_t)
@@ -361,6 +375,8 @@ class TaflGame(Game):
             row_pieces = victims
         occupied = self._att | self._dfd | king_bit
         anvils = own | t.hostile_to(victim_side, occupied)
+        if victim_side is DEFENDERS:
+            anvils |= t.linnaean_anvil(self._king, own)
         captured = [
             man for man, beyond in g.steps[hammer] if victims >> man & 1 and anvils >> beyond & 1
         ]
@@ -418,6 +434,20 @@ class TaflGame(Game):
                 return Outcome(ATTACKERS, Reason.ENCIRCLED)
         if not self._can_move(self.turn):
             return Outcome(ply.side, Reason.NO_LEGAL_MOVES)
+        return None
+
+    def standing_outcome(self) -> Outcome | None:
+        if self._king_escaped():
+            return Outcome(DEFENDERS, Reason.KING_ESCAPED)
+        if self.rules.exit_fort and self._exit_fort():
+            return Outcome(DEFENDERS, Reason.EXIT_FORT)
+        hammers = self._geo.neighbours[self._king] & self._att
+        if any(self._king_captured(hammer) for hammer in squares_of(hammers)):
+            return Outcome(ATTACKERS, Reason.KING_CAPTURED)
+        if self.rules.encirclement and self._encircled():
+            return Outcome(ATTACKERS, Reason.ENCIRCLED)
+        if not self._can_move(self.turn):
+            return Outcome(self.turn.opponent, Reason.NO_LEGAL_MOVES)
         return None
 
     def _king_escaped(self) -> bool:
@@ -551,47 +581,66 @@ class TaflGame(Game):
             return Outcome(None, Reason.REPETITION)
         if repetition is Repetition.DEFENDERS_LOSE:
             return Outcome(ATTACKERS, Reason.REPETITION)
+        if repetition is Repetition.REPEATER_LOSES:
+            return Outcome(mover.opponent, Reason.REPETITION)
+        if repetition is Repetition.REPEATER_WINS:
+            return Outcome(mover, Reason.REPETITION)
         return None
 
     # -- refusals ------------------------------------------------------------------------------
 
-    def _refusal(self, move: Move) -> str:
+    def _refusal(self, move: Move) -> IllegalMoveError:
+        def refuse(reason: Refusal, message: str) -> IllegalMoveError:
+            return IllegalMoveError(message, reason)
+
         if self.outcome is not None:
-            return "the game is over"
+            return refuse(Refusal.GAME_OVER, "the game is over")
         name = self.square_name
         if len(move.path) != 2:
-            return f"a move goes from one square to another in a straight line, like d1-d4: {move}"
+            return refuse(
+                Refusal.NOT_A_MOVE_SHAPE,
+                f"a move goes from one square to another in a straight line, like d1-d4: {move}",
+            )
         origin, target = move.path
         piece = self.piece_at(origin)
         if piece is None:
-            return f"there is no piece on {name(origin)}"
+            return refuse(Refusal.NO_PIECE, f"there is no piece on {name(origin)}")
         if piece.side is not self.turn:
-            return (
+            return refuse(
+                Refusal.NOT_YOUR_PIECE,
                 f"that is not your piece: it is the {self.turn}' turn, and {name(origin)} holds "
-                f"one of the {piece.side}"
+                f"one of the {piece.side}",
             )
         n = self.size
         if origin // n != target // n and origin % n != target % n:
-            return f"pieces move in a straight line along a rank or file; {move} is neither"
+            return refuse(
+                Refusal.NOT_A_MOVE_SHAPE,
+                f"pieces move in a straight line along a rank or file; {move} is neither",
+            )
         if self.piece_at(target) is not None:
-            return f"{name(target)} is taken: a piece moves only onto an empty square"
+            return refuse(
+                Refusal.OCCUPIED,
+                f"{name(target)} is taken: a piece moves only onto an empty square",
+            )
         is_king = piece is Piece.KING
         t = self._tables
         step = _unit(target - origin, n)
         for square in range(origin + step, target, step):
             if self.piece_at(square) is not None:
-                return f"{name(square)} blocks the way"
+                return refuse(Refusal.BLOCKED, f"{name(square)} blocks the way")
             if not t.may_pass(square, king=is_king):
                 what = "the throne" if square == t.throne_square else "a corner"
                 who = "nothing" if square in t.corner_squares else "only the king"
-                return f"{who} may pass {what} ({name(square)})"
+                return refuse(Refusal.RESTRICTED_SQUARE, f"{who} may pass {what} ({name(square)})")
         if not t.may_stop(target, king=is_king):
             if target in t.corner_squares:
-                return "only the king may stop on a corner"
-            if t.rules.throne_stop is ThroneStop.NOBODY:
-                return "nobody may stop on the throne"
-            return "only the king may stop on the throne"
-        return f"{move} is not a legal move here"
+                message = "only the king may stop on a corner"
+            elif t.rules.throne_stop is ThroneStop.NOBODY:
+                message = "nobody may stop on the throne"
+            else:
+                message = "only the king may stop on the throne"
+            return refuse(Refusal.RESTRICTED_SQUARE, message)
+        return refuse(Refusal.NOT_LEGAL, f"{move} is not a legal move here")
 
 
 def _unit(delta: int, size: int) -> int:

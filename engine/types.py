@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from engine.errors import NotationError, shorten
+
 Square = int
 """A square index: ``rank * size + file``, with file 0 = ``a`` and rank 0 = ``1``."""
 
@@ -96,14 +98,17 @@ def square_name(square: Square, size: int) -> str:
 
 
 def parse_square(text: str, size: int) -> Square:
-    """The square named ``text`` (``"d1"``, case-insensitive); ValueError if off the board."""
+    """The square named ``text`` (``"d1"``, case-insensitive); NotationError if it is not one of
+    the board."""
     t = text.strip().lower()
-    if len(t) < 2 or not ("a" <= t[0] <= "z") or not t[1:].isdigit():
-        raise ValueError(f"{text!r} is not a square; squares look like a1 or k11")
-    file, rank = ord(t[0]) - 97, int(t[1:]) - 1
+    if len(t) < 2 or not ("a" <= t[0] <= "z") or not t[1:].isdecimal():
+        raise NotationError(f"{shorten(text)!r} is not a square; squares look like a1 or k11")
+    digits = t[1:]
+    file = ord(t[0]) - 97
+    rank = int(digits) - 1 if len(digits) <= len(str(size)) else size
     if not (0 <= file < size and 0 <= rank < size):
         last = f"{chr(96 + size)}{size}"
-        raise ValueError(f"{t} is off the board; squares go from a1 to {last}")
+        raise NotationError(f"{shorten(t)} is off the board; squares go from a1 to {last}")
     return rank * size + file
 
 
@@ -113,6 +118,20 @@ class Move:
 
     size: int
     path: tuple[Square, ...]
+
+    @classmethod
+    def parse(cls, text: str, size: int) -> Move:
+        """The move ``text`` spells out on a ``size`` board: ``Move.parse("d1-d4", 11)``, or a
+        jump chain ``e5-c3-a5``. NotationError unless it names every square the piece visits
+        (a destination alone, or captures, need a game: ``Game.parse_move``)."""
+        from engine.notation import parse_move_text
+
+        parsed = parse_move_text(text, size)
+        if len(parsed.path) < 2 or parsed.captures is not None:
+            raise NotationError(
+                f"{text.strip()!r} is not a move on its own: give its squares, like d1-d4"
+            )
+        return cls(size, parsed.path)
 
     @property
     def origin(self) -> Square:
@@ -124,6 +143,9 @@ class Move:
 
     def __str__(self) -> str:
         return "-".join(square_name(s, self.size) for s in self.path)
+
+    def __repr__(self) -> str:
+        return f"Move.parse({str(self)!r}, {self.size})"
 
 
 @dataclass(frozen=True, slots=True)

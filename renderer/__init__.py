@@ -3,10 +3,11 @@
 Knows Pillow and the engine's types, nothing of Discord.
 """
 
+from engine import __version__
 from renderer.caption import caption
 from renderer.geometry import Geometry
 from renderer.image import DEFAULT_WIDTH, board_geometry, render, render_image
-from renderer.replay import render_replay
+from renderer.replay import ReplayTooLarge, render_replay
 from renderer.scene import BoardView
 from renderer.theme import CONTRAST, THEMES, WOOD, Theme
 
@@ -17,7 +18,9 @@ __all__ = [
     "WOOD",
     "BoardView",
     "Geometry",
+    "ReplayTooLarge",
     "Theme",
+    "__version__",
     "board_geometry",
     "caption",
     "render",

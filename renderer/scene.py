@@ -6,9 +6,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from types import MappingProxyType
 
+from engine.errors import TaflError
 from engine.game import Game
 from engine.types import Piece, Reason, Side, Square, parse_square
-from engine.variants import resolve_rules
+from engine.variants import DEFAULT_VARIANT, resolve_rules
 
 
 @dataclass(frozen=True)
@@ -78,7 +79,7 @@ class BoardView:
         if moves_of is not None:
             selected = _square(moves_of, game.size)
             if selected not in pieces:
-                raise ValueError(f"there is no piece on {game.square_name(selected)}")
+                raise TaflError(f"there is no piece on {game.square_name(selected)}")
             targets = frozenset(m.target for m in game.legal_moves() if m.origin == selected)
         return cls(
             size=game.size,
@@ -96,7 +97,7 @@ class BoardView:
     def from_position(
         cls,
         position: str,
-        variant: str = "copenhagen",
+        variant: str = DEFAULT_VARIANT,
         *,
         turn: Side | str | None = None,
         moves_of: Square | str | None = None,

@@ -90,7 +90,7 @@ def test_the_token_never_shows_in_the_settings_repr() -> None:
 
 
 def test_a_bad_log_level_is_named_with_the_choices() -> None:
-    with pytest.raises(config.ConfigError, match=r"TAFL_LOG_LEVEL='LOUD'.*DEBUG, INFO"):
+    with pytest.raises(config.ConfigError, match=r"TAFL_LOG_LEVEL='loud'.*DEBUG, INFO"):
         config.Settings.load(environ={"TAFL_LOG_LEVEL": "loud"}, env_file=None)
 
 
@@ -108,6 +108,55 @@ def test_a_bad_env_file_line_is_located_without_echoing_it(tmp_path: Path) -> No
     with pytest.raises(config.ConfigError, match=r"line 2: expected KEY=value") as caught:
         config.read_env_file(env_file)
     assert SECRET not in str(caught.value)
+
+
+def test_a_bad_value_from_the_env_file_is_located_by_file_and_line(tmp_path: Path) -> None:
+    env_file = tmp_path / ".env"
+    env_file.write_text("TAFL_DB=games.sqlite3\nTAFL_LOG_LEVEL=loud\n")
+    with pytest.raises(config.ConfigError, match=r"\.env, line 2: TAFL_LOG_LEVEL='loud'"):
+        config.Settings.load(environ={}, env_file=env_file)
+    with pytest.raises(config.ConfigError, match=r"^TAFL_LOG_LEVEL='noisy'"):
+        config.Settings.load(environ={"TAFL_LOG_LEVEL": "noisy"}, env_file=env_file)
+
+
+def test_a_malformed_env_file_breaks_only_the_commands_that_read_settings(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (clean_environment / ".env").write_text(f"DISCORD_TOKEN={SECRET}\nnot a setting\n")
+    with pytest.raises(SystemExit) as stopped:
+        main(["--help"])
+    assert stopped.value.code == 0
+    assert main(["variants"]) == 0
+    assert "copenhagen" in capsys.readouterr().out
+    for command in (["bot"], ["play"]):
+        assert main(command) == 1
+        err = capsys.readouterr().err
+        assert err == "tafl: .env, line 2: expected KEY=value\n"
+        assert SECRET not in err
+
+
+def test_a_bug_is_not_taken_for_bad_input_it_shows_its_traceback(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import bot.cli
+
+    def broken(args: object) -> int:
+        raise ValueError("a bug, not a refusal")
+
+    monkeypatch.setattr(bot.cli, "run_variants", broken)
+    with pytest.raises(ValueError, match="a bug"):
+        main(["variants"])
+    from engine import TaflError
+
+    assert issubclass(config.ConfigError, TaflError)  # what main reports as one line
+
+
+def test_a_file_that_is_not_text_gets_one_line(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    (clean_environment / "game.png").write_bytes(b"\x89PNG\r\n\x1a\n\xff\xfe")
+    assert main(["replay", "game.png"]) == 1
+    assert capsys.readouterr().err == "tafl: game.png is not UTF-8 text; expected a game record\n"
 
 
 # -- tafl bot -------------------------------------------------------------------------------------
@@ -199,6 +248,28 @@ def test_bot_guild_without_sync_is_a_usage_error(
     assert "--guild goes with --sync" in err and SECRET not in err
 
 
+# -- tafl health ----------------------------------------------------------------------------------
+
+
+def test_health_is_one_line_with_status_0_or_1(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bot.health import heartbeat_path, write_heartbeat
+    from bot.models import utc_now
+
+    assert main(["health"]) == 1
+    assert capsys.readouterr().err == "tafl: unhealthy: there is no database at tafl.sqlite3\n"
+    asyncio.run(create_database(clean_environment / "tafl.sqlite3"))
+    write_heartbeat(heartbeat_path("tafl.sqlite3"), utc_now())
+    assert main(["health", "--db", "tafl.sqlite3"]) == 0
+    assert capsys.readouterr().out.startswith("healthy: database schema ")
+
+
+async def create_database(path: Path) -> None:
+    store = await open_store(path)
+    await store.close()
+
+
 # -- usage errors and variants --------------------------------------------------------------------
 
 
@@ -217,6 +288,21 @@ def test_usage_errors_are_one_line_with_status_2(
     assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and expected in err and "Traceback" not in err
+    assert err.startswith("tafl: ") and not err.startswith("tafl: tafl")
+
+
+def test_version_is_the_installed_distributions(capsys: pytest.CaptureFixture[str]) -> None:
+    from importlib.metadata import version
+
+    import bot
+    import engine
+    import renderer
+
+    with pytest.raises(SystemExit) as stopped:
+        main(["--version"])
+    assert stopped.value.code == 0
+    assert capsys.readouterr().out == f"tafl {version('tafl-bot')}\n"
+    assert engine.__version__ == renderer.__version__ == bot.__version__ == version("tafl-bot")
 
 
 def test_variants_lists_every_variant_with_its_size_and_name(
@@ -460,6 +546,15 @@ def test_bad_input_gets_one_line_and_a_non_zero_status(
     assert not (clean_environment / "tafl.sqlite3").exists()
     for name, text in files.items():
         assert (clean_environment / name).read_text() == text
+
+
+def test_play_refuses_custom_rules_that_cannot_be_played(
+    clean_environment: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["play", "--variant", "dim:7 start:/K6/7/7/7/7/7/3t3/"]) != 0
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "tafl: start: the king starts on a1, on a corner, where he has already escaped\n"
 
 
 def test_render_a_position_and_a_record(

@@ -52,7 +52,7 @@ def test_the_bot_starts_once_postgresql_is_healthy_and_both_have_healthchecks() 
     assert postgres_check[0] == "CMD" and postgres_check[1] == "pg_isready"
     bot_check = SERVICES["bot"]["healthcheck"]["test"]
     assert bot_check[:2] == ["CMD", "tafl"]
-    args = build_parser(config.Settings()).parse_args(bot_check[2:])
+    args = build_parser().parse_args(bot_check[2:])
     assert (args.command, args.action) == ("db", "current")
     for service in SERVICES.values():
         assert service["restart"] == "unless-stopped"

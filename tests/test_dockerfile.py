@@ -51,7 +51,7 @@ def test_cmd_runs_the_tafl_console_script_bot_command() -> None:
     program, command = json.loads(cmd)
     scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
     assert scripts[program] == "bot.cli:main"
-    assert build_parser(config.Settings()).parse_args([command]).command == "bot"
+    assert build_parser().parse_args([command]).command == "bot"
 
 
 def test_runs_as_a_non_root_user_created_in_the_image() -> None:
@@ -85,6 +85,32 @@ def test_copies_only_files_that_exist_and_installs_them() -> None:
     copied = {Path(rest.split()[0]).name for rest in values("COPY")}
     for pattern in packages["packages"]["find"]["include"]:
         assert pattern.rstrip("*") in copied
+
+
+def test_the_healthcheck_runs_tafl_health() -> None:
+    (check,) = values("HEALTHCHECK")
+    options, _, command = check.partition("CMD ")
+    assert "--interval=" in options
+    program, subcommand = json.loads(command)
+    assert program == "tafl"
+    assert build_parser().parse_args([subcommand]).command == "health"
+
+
+def test_every_dependency_is_pinned_by_the_constraints_the_install_uses() -> None:
+    from packaging.requirements import Requirement
+
+    assert any(
+        "PIP_CONSTRAINT=/src/constraints.txt pip install /src" in run for run in values("RUN")
+    )
+    lines = (ROOT / "constraints.txt").read_text(encoding="utf-8").splitlines()
+    pins = dict(line.split("==") for line in lines if line.strip() and not line.startswith("#"))
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())
+    wanted = [Requirement(r) for r in project["project"]["dependencies"]]
+    wanted += [Requirement(r) for r in project["build-system"]["requires"]]
+    for requirement in wanted:
+        pinned = {k.lower(): v for k, v in pins.items()}.get(requirement.name.lower())
+        assert pinned is not None, f"{requirement.name} is not pinned"
+        assert requirement.specifier.contains(pinned), f"{requirement.name}=={pinned}"
 
 
 def test_dockerignore_keeps_secrets_and_databases_out() -> None:

@@ -51,7 +51,7 @@ def test_ci_runs_the_readme_test_command_step_by_step_and_lints_first() -> None:
 
 
 def test_every_tafl_command_line_in_the_readme_parses() -> None:
-    parser = build_parser(config.Settings())
+    parser = build_parser()
     commands = set()
     for line in code_lines():
         words = shlex.split(line, comments=True)
@@ -61,7 +61,7 @@ def test_every_tafl_command_line_in_the_readme_parses() -> None:
             continue
         words = [w.replace("YOUR_SERVER_ID", "123") for w in words]
         commands.add(parser.parse_args(words[1:]).command)
-    assert commands == {"play", "bot", "render", "replay", "variants", "db"}
+    assert commands == {"play", "bot", "render", "replay", "variants", "health", "db"}
 
 
 def test_the_variants_table_is_engine_variants() -> None:
@@ -73,6 +73,11 @@ def test_the_variants_table_is_engine_variants() -> None:
         default = " (default)" if variant_id == DEFAULT_VARIANT else ""
         assert id_cell == f"`{variant_id}`{default}"
         assert (name, board, summary) == (rules.name, f"{rules.size}x{rules.size}", rules.summary)
+
+
+def test_no_name_or_summary_players_see_mentions_a_seed() -> None:
+    for rules in VARIANTS.values():
+        assert "seed" not in f"{rules.name} {rules.summary}".lower(), rules.id
 
 
 def test_the_invite_url_asks_for_the_scopes_and_permissions_it_lists() -> None:
@@ -107,10 +112,20 @@ def test_the_configuration_table_is_what_config_reads() -> None:
     assert f"`./{config.DEFAULT_DB}`" in README and f"`{config.DEFAULT_LOG_LEVEL}`" in README
 
 
-@pytest.mark.parametrize("path", ["engine", "renderer", "bot", "bot/discord", "tests", "bench"])
+@pytest.mark.parametrize(
+    "path", ["engine", "renderer", "bot", "bot/discord", "tests", "bench", "docs"]
+)
 def test_the_layout_table_names_folders_that_exist(path: str) -> None:
     assert (ROOT / path).is_dir()
     assert f"`{path.split('/')[-1]}/`" in README
+
+
+def test_the_documents_it_links_exist() -> None:
+    links = re.findall(r"\]\(((?!https?:)[^)#]+)", README)
+    assert "docs/rules.md" in links and "docs/architecture.md" in links
+    for link in links:
+        assert (ROOT / link).is_file(), link
+    assert "shared/" not in README  # beside the repository, not in the package
 
 
 def test_the_bench_scripts_it_names_exist() -> None:

@@ -202,18 +202,18 @@ async def test_resign_ends_the_game_for_the_side_to_move(service: GameService) -
 async def test_against_the_ai_it_moves_by_itself_and_undo_goes_back_to_your_turn(
     service: GameService,
 ) -> None:
-    terminal, out = session(service, "d3-f3\nundo\nquit\n")
+    terminal, out = session(service, "d3-e3\nundo\nquit\n")  # whatever the AI opens with
     state = await terminal.start("brandubh", ai_side=Side.ATTACKERS)
     assert state.players[Side.ATTACKERS] == AI_PLAYER
     assert state.players[Side.DEFENDERS].name == "You"
     await terminal.play(state)
     text = out.getvalue()
     assert text.count("Tafl AI is thinking...") == 2
-    assert "1. defenders> d3-f3" in text
+    assert "1. defenders> d3-e3" in text
     saved = await service.current_game(CHANNEL)
     assert saved is not None and len(saved.game.history) == 1  # the AI's first move only
     assert saved.game.turn is Side.DEFENDERS
-    assert "took back defenders d3-f3; attackers " in text
+    assert "took back defenders d3-e3; attackers " in text
 
 
 async def test_play_in_terminal_writes_a_png_per_position(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ from bot.discord.cog import TaflCog
 from bot.discord.present import challenge_message
 from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, report_error
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
+from bot.health import HEARTBEAT_INTERVAL, beat_forever, heartbeat_path
 from bot.models import Challenge, utc_now
 from bot.service import AI_TIME_LIMIT, MOVE_TIMEOUT, GameService
 from bot.storage import DatabaseOwner, Store, db_target, is_url, open_store
@@ -30,10 +31,10 @@ log = logging.getLogger(__name__)
 SWEEP_INTERVAL = 60.0
 """Seconds between two sweeps (expired challenges, posts still pending)."""
 SETTLED = timedelta(seconds=30)
-"""How old a pending post must be before a sweep posts it (younger ones are being posted by the
-interaction that made them)."""
+"""How old a pending post, or an AI turn, must be before a sweep takes it up (younger ones are
+the business of the interaction that made them)."""
 BACKGROUND_JOB = "sweep"
-"""The name under which one process of those sharing a database sweeps and catches up."""
+"""The name under which one process at a time, of those sharing a database, sweeps."""
 STOP_GRACE = 5.0
 """Seconds a stopping bot lets the interactions under way finish."""
 OWNER_WAIT = 30.0
@@ -73,9 +74,10 @@ class TaflBot(commands.AutoShardedBot):
     game; ``answer_budget`` the seconds an interaction may wait before it is deferred;
     ``compute`` the worker pools for the AI and images (default: new worker processes, stopped
     with the bot); ``owner_wait`` the seconds to wait for another process to give the database
-    up; ``stop_grace`` the seconds a stopping bot lets interactions finish. Other options go to
-    discord.py, among them ``shard_count`` and ``shard_ids``: the shards this process runs
-    (default: as many as Discord recommends, all here).
+    up; ``stop_grace`` the seconds a stopping bot lets interactions finish;
+    ``heartbeat_interval`` the seconds between two heartbeats for ``tafl health``. Other
+    options go to discord.py, among them ``shard_count`` and ``shard_ids``: the shards this
+    process runs (default: as many as Discord recommends, all here).
     """
 
     def __init__(
@@ -92,6 +94,7 @@ class TaflBot(commands.AutoShardedBot):
         compute: Compute | None = None,
         owner_wait: float = 0.0,
         stop_grace: float = STOP_GRACE,
+        heartbeat_interval: float = HEARTBEAT_INTERVAL,
         **options: Any,
     ) -> None:
         options.setdefault("intents", bot_intents())
@@ -113,6 +116,8 @@ class TaflBot(commands.AutoShardedBot):
         self.stop_grace = stop_grace
         self.stopping = False
         """Set once the bot starts to stop: new interactions are refused."""
+        self.heartbeat_interval = heartbeat_interval
+        """Seconds between two writes of the heartbeat file beside the database (bot/health.py)."""
         self._given_compute = compute
         self._compute: Compute | None = None
         self._owner: DatabaseOwner | None = None
@@ -163,6 +168,10 @@ class TaflBot(commands.AutoShardedBot):
         self._background = [
             asyncio.create_task(self._sweep_forever(), name="tafl-sweep"),
             asyncio.create_task(self._catch_up(), name="tafl-catch-up"),
+            asyncio.create_task(
+                beat_forever(heartbeat_path(self.db), self._connected, self.heartbeat_interval),
+                name="tafl-heartbeat",
+            ),
         ]
 
     async def sync_app_commands(self, guild_id: int | None = None) -> list[app_commands.AppCommand]:
@@ -213,16 +222,23 @@ class TaflBot(commands.AutoShardedBot):
             self._owner.release()
             self._owner = None
 
+    def _connected(self) -> bool:
+        """Whether the bot is logged in with the gateway sockets of all its shards open
+        (discord.py drops a socket whose heartbeats go unanswered), so that a heartbeat may be
+        written."""
+        shards = list(self.shards.values())
+        open_shards = bool(shards) and not any(shard.is_closed() for shard in shards)
+        return self.is_ready() and not self.is_closed() and open_shards
+
     async def _catch_up(self) -> None:
         """Once connected: post what a crash left unposted, then let the AI answer where a
-        restart left it to move (in one process of those sharing the database)."""
+        restart left it to move."""
         await self.wait_until_ready()
         cog = self.get_cog("TaflCog")
-        assert self._store is not None
-        async with self._store.leading(BACKGROUND_JOB) as leading:
-            if leading and isinstance(cog, TaflCog):
-                await cog.post_pending()
-                await cog.resume_ai_games()
+        if isinstance(cog, TaflCog):
+            posted = await cog.post_pending()
+            resumed = await cog.resume_ai_games()
+            log.info("caught up: %d pending posts posted, %d AI turns played", posted, resumed)
 
     # -- expired challenges -----------------------------------------------------------------------
 
@@ -240,8 +256,9 @@ class TaflBot(commands.AutoShardedBot):
                 log.exception("the sweep failed; trying again later")
 
     async def sweep(self) -> bool:
-        """Expire overdue challenges; post what is still pending (a refused post, say). Done by
-        one process at a time of those sharing the database; False if another was doing it."""
+        """Expire overdue challenges; post what is still pending (a refused post, say); let
+        the AI move where it has been left to move (a failed search, say). Done by one process
+        at a time of those sharing the database; False if another was doing it."""
         assert self._store is not None
         async with self._store.leading(BACKGROUND_JOB) as leading:
             if not leading:
@@ -251,6 +268,7 @@ class TaflBot(commands.AutoShardedBot):
             cog = self.get_cog("TaflCog")
             if isinstance(cog, TaflCog):
                 await cog.post_pending(SETTLED)
+                await cog.resume_ai_games(SETTLED)
             return True
 
     async def sweep_challenges(self) -> list[Challenge]:

@@ -30,6 +30,7 @@ from bot.models import (
     build_report,
     utc_now,
 )
+from engine.notation import MAX_MOVE_TEXT
 from renderer import THEMES, WOOD
 
 if TYPE_CHECKING:
@@ -41,6 +42,8 @@ log = logging.getLogger(__name__)
 
 MAX_RULES_LENGTH = 1000
 """The longest custom rules string /tafl challenge takes (Alea Evangelii's is under 400)."""
+MAX_SQUARE_TEXT = 10
+"""The longest square /tafl board takes (``s19`` on the largest board, with room to spare)."""
 AUTOCOMPLETE_TIMEOUT = 2.0
 """Seconds autocomplete waits for the service before offering nothing."""
 
@@ -119,11 +122,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise ServiceError(f"{opponent.display_name} is a bot; challenge me to play my AI")
         try:
             challenge = await self.service.challenge(channel, me, rival, variant, side)
-        except ServiceError:
-            raise
-        except ValueError as error:  # an unknown variant or side, in the service's words
-            refusal = str(error) if rules is None else f"those rules can't be played: {error}"
-            raise ServiceError(refusal) from error
+        except engine.RulesError as error:
+            raise ServiceError(f"those rules can't be played: {error}") from error
         if rival == AI_PLAYER:
             state = await self.service.accept(challenge.id, AI_PLAYER)
             await reply.send(await present.start_message(self.compute, state))
@@ -135,7 +135,11 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
 
     @app_commands.command(description="Play a move, e.g. d1-d4 (or just the target square)")
     @app_commands.describe(move="From-to squares like d1-d4; pick from the suggestions")
-    async def move(self, interaction: discord.Interaction, move: str) -> None:
+    async def move(
+        self,
+        interaction: discord.Interaction,
+        move: app_commands.Range[str, 1, MAX_MOVE_TEXT],
+    ) -> None:
         reply = Reply.of(interaction)
         player = self.player(interaction.user)
         result = await self.service.move(present.channel_of(interaction), player, move)
@@ -166,7 +170,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     async def board(
         self,
         interaction: discord.Interaction,
-        piece: str | None = None,
+        piece: app_commands.Range[str, 1, MAX_SQUARE_TEXT] | None = None,
         view: str | None = None,
         theme: str = WOOD.name,
     ) -> None:
@@ -415,18 +419,22 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 continue
             try:
                 user = await self.bot.fetch_user(user_id)
-                await user.send(text)
+                await user.send(**Outgoing(content=text).send_kwargs())
             except discord.HTTPException:
                 log.warning("could not send a direct message to %s", player.id)
 
-    async def resume_ai_games(self) -> None:
-        """Play the AI's turn in every game that waits for it (a restart came between a
-        player's move and the AI's answer), posting in the game's channel."""
-        for state in await self.service.games_awaiting_ai():
+    async def resume_ai_games(self, idle: timedelta = timedelta(0)) -> int:
+        """Play the AI's turn in every game that has waited for it for ``idle`` or longer (a
+        restart came between a player's move and the AI's answer, or a search failed), posting
+        in the game's channel; returns how many."""
+        played = 0
+        for state in await self.service.games_awaiting_ai(idle):
             channel_id = present.discord_id(state.channel.id)
             if channel_id is None:
                 continue  # a game of another adapter
             try:
                 await self.play_ai(ChannelPost(self.bot.get_partial_messageable(channel_id)), state)
+                played += 1
             except Exception:
                 log.exception("could not play the AI's turn in game #%s", state.id)
+        return played

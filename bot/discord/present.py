@@ -117,7 +117,7 @@ def board_view(game: engine.Game, piece: str | None = None) -> BoardView:
     """
     try:
         return BoardView.from_game(game, moves_of=piece)
-    except ValueError as error:
+    except engine.TaflError as error:
         raise ServiceError(f"can't show the moves of {piece!r}: {error}") from None
 
 
@@ -231,13 +231,18 @@ async def report_message(
     if report.duration is not None:
         embed.add_field(name="Duration", value=format_duration(report.duration))
     png, gif = await asyncio.gather(
-        board_png(compute, state.game), compute.replay_gif(Snapshot.of(state.game))
+        board_png(compute, state.game),
+        compute.replay_gif(Snapshot.of(state.game), file_size_limit),
     )
     files = [(BOARD_FILE, png), (record_file_name(state.id), report.record.encode())]
-    if file_size_limit is None or len(gif) <= file_size_limit:
+    if gif is not None:
         files.append((REPLAY_FILE, gif))
     else:
-        embed.add_field(name="Replay", value="too long to attach here", inline=False)
+        embed.add_field(
+            name="Replay",
+            value="too long to attach here; the record replays it in any OpenTafl viewer",
+            inline=False,
+        )
     players = " ".join(mention(p) for p in report.players.values() if not p.is_ai)
     return Outgoing(content=f"Game over. {players}".strip(), embed=embed, files=tuple(files))
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import copy
 import io
 import logging
 import re
@@ -14,32 +15,88 @@ import discord
 from discord import app_commands
 
 import engine
-from bot.errors import ServiceError
+from engine.errors import shorten
 
 log = logging.getLogger(__name__)
 
 ANSWER_BUDGET = 2.0
 """Seconds an interaction may wait for its answer before it is deferred (Discord allows 3)."""
 
-DOMAIN_ERRORS: tuple[type[Exception], ...] = (
-    ServiceError,
-    engine.NotationError,
-    engine.IllegalMoveError,
-    engine.AmbiguousMoveError,
-)
-"""Refusals a player caused and can act on; anything else is a bug."""
+DOMAIN_ERRORS: tuple[type[Exception], ...] = (engine.TaflError,)
+"""Refusals a player caused and can act on (the service's and the engine's); anything else is a
+bug."""
 
 _REPLY_KEY = "tafl.reply"
+
+CONTENT_LIMIT = 2000
+EMBED_LIMITS = {"title": 256, "description": 4096, "footer": 2048, "author": 256}
+FIELD_NAME_LIMIT = 256
+FIELD_VALUE_LIMIT = 1024
+FIELDS_LIMIT = 25
+EMBED_TOTAL_LIMIT = 6000
+"""Discord's limits on a message's text (characters) and on an embed's parts."""
+
+
+def fit_embed(embed: discord.Embed) -> discord.Embed:
+    """A copy of ``embed`` within Discord's limits: each part shortened, at most 25 fields,
+    and the description (then the field values) cut until the whole fits in 6,000."""
+    data: dict[str, Any] = copy.deepcopy(dict(embed.to_dict()))
+    for key in ("title", "description"):
+        if key in data:
+            data[key] = shorten(data[key], EMBED_LIMITS[key])
+    for key in ("footer", "author"):
+        part = data.get(key)
+        if part is not None:
+            name = "text" if key == "footer" else "name"
+            part[name] = shorten(part.get(name, ""), EMBED_LIMITS[key])
+    fields = data.get("fields", [])[:FIELDS_LIMIT]
+    for field in fields:
+        field["name"] = shorten(field["name"], FIELD_NAME_LIMIT) or "​"
+        field["value"] = shorten(field["value"], FIELD_VALUE_LIMIT) or "​"
+    if fields:
+        data["fields"] = fields
+    excess = _embed_length(data) - EMBED_TOTAL_LIMIT
+    for part in [data, *reversed(fields)]:
+        key = "description" if part is data else "value"
+        if excess <= 0:
+            break
+        text = part.get(key, "")
+        keep = max(1, len(text) - excess)
+        part[key] = shorten(text, keep)
+        excess -= len(text) - len(part[key])
+    return discord.Embed.from_dict(data)
+
+
+def _embed_length(data: dict[str, Any]) -> int:
+    """The characters Discord counts in an embed (title, description, fields, footer, author)."""
+    fields = data.get("fields", [])
+    return (
+        len(data.get("title", ""))
+        + len(data.get("description", ""))
+        + sum(len(f["name"]) + len(f["value"]) for f in fields)
+        + len(data.get("footer", {}).get("text", ""))
+        + len(data.get("author", {}).get("name", ""))
+    )
 
 
 @dataclass(frozen=True)
 class Outgoing:
-    """A message to send: text, one embed, attached files (name, bytes) and buttons."""
+    """A message to send: text, one embed, attached files (name, bytes) and buttons.
+
+    Every message the bot sends is one of these, and is fitted to Discord's limits here: the
+    text and the embed's parts are shortened where they are longer than Discord takes.
+    """
 
     content: str | None = None
     embed: discord.Embed | None = None
     files: tuple[tuple[str, bytes], ...] = ()
     view: discord.ui.View | None = None
+
+    def __post_init__(self) -> None:
+        if self.content is not None:
+            object.__setattr__(self, "content", shorten(self.content, CONTENT_LIMIT))
+        if self.embed is not None:
+            object.__setattr__(self, "embed", fit_embed(self.embed))
 
     def discord_files(self) -> list[discord.File]:
         """Fresh File objects (a File can be sent only once)."""

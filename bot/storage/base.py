@@ -462,7 +462,7 @@ class Session(ABC):
             "SELECT game_id, kind, ply, announcements.created_at, attempts FROM announcements"
             " JOIN games ON games.id = announcements.game_id"
             " WHERE posted_at IS NULL AND substr(games.channel, 1, length(CAST(? AS TEXT))) = ?"
-            " AND announcements.created_at < ?"
+            " AND announcements.created_at <= ?"
             " AND (next_attempt_at IS NULL OR next_attempt_at <= ?)"
             " ORDER BY announcements.id LIMIT ?",
             (channel_prefix, channel_prefix, self._time(created_before), self._time(now), limit),

@@ -37,7 +37,16 @@ from bot.models import (
 )
 from bot.service import GameService
 from bot.storage import Store, open_store
-from engine import AmbiguousMoveError, IllegalMoveError, NotationError, Reason, Side
+from engine import (
+    AmbiguousMoveError,
+    IllegalMoveError,
+    NotationError,
+    Reason,
+    RulesError,
+    Side,
+    TaflError,
+    UnknownVariantError,
+)
 from tests.bot.conftest import FakeClock, raw_execute_now, stamp
 
 ESCAPE = ["d6-e6", "d5-e5", "d7-e7", "d4-d7", "f4-f5", "d7-a7"]
@@ -217,16 +226,38 @@ async def test_a_busy_channel_refuses_challenges_and_suggests_a_thread(
     assert (await service.accept(in_thread.id, alice)).channel == thread
 
 
+NO_ATTACKERS = "dim:7 start:/7/7/7/3K3/7/7/7/"
+
+
+async def test_rules_that_cannot_be_played_are_refused_for_challenges_and_games(
+    service: GameService, store: Store, hall: Channel, alice: Player, bob: Player
+) -> None:
+    before = await dump(store)
+    refusal = "start: the attackers have no pieces"
+    with pytest.raises(ValueError, match=refusal):
+        await service.challenge(hall, alice, bob, NO_ATTACKERS)
+    with pytest.raises(ValueError, match=refusal):
+        await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob}, NO_ATTACKERS)
+    assert await dump(store) == before
+
+
+def test_every_refusal_of_the_service_is_a_tafl_error() -> None:
+    for refusal in (ServiceError, NoGameHere, ChannelBusy, TooEarly, OfferClosed, ChallengeClosed):
+        assert issubclass(refusal, TaflError)
+
+
 async def test_bad_challenges_are_refused_with_the_choices(
     service: GameService, hall: Channel, alice: Player, bob: Player
 ) -> None:
     with pytest.raises(ServiceError, match="yourself"):
         await service.challenge(hall, alice, alice)
-    with pytest.raises(ValueError, match="unknown variant 'chess'"):
+    with pytest.raises(UnknownVariantError, match="unknown variant 'chess'"):
         await service.challenge(hall, alice, bob, "chess")
-    with pytest.raises(ValueError, match="choose attackers, defenders or random"):
+    with pytest.raises(RulesError, match="dim:"):
+        await service.challenge(hall, alice, bob, "dim:99 start:/7/")
+    with pytest.raises(ServiceError, match="choose attackers, defenders or random"):
         await service.challenge(hall, alice, bob, "copenhagen", "white")
-    with pytest.raises(ValueError, match="choose white, black or random"):
+    with pytest.raises(ServiceError, match="choose white, black or random"):
         await service.challenge(hall, alice, bob, "halatafl", "attackers")
     challenge = await service.challenge(hall, alice, bob, "halatafl", "black")
     state = await service.accept(challenge.id, bob)
@@ -695,7 +726,7 @@ async def test_a_move_voids_the_open_offers(
         await service.answer_offer(offer.id, alice, accept=True)
     with pytest.raises(OfferNotFound):
         await service.answer_offer(404, alice, accept=True)
-    with pytest.raises(ValueError, match="choose draw or undo"):
+    with pytest.raises(ServiceError, match="choose draw or undo"):
         await service.offer(hall, bob, "rematch")
 
 

@@ -13,6 +13,7 @@ SIZES = {
     "hnefatafl": 11,
     "tablut": 9,
     "tablut-corner": 9,
+    "tablut-linnaean": 9,
     "brandubh": 7,
     "tawlbwrdd": 11,
     "alea-evangelii": 19,

@@ -4,6 +4,7 @@ search finds."""
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 
@@ -11,7 +12,10 @@ import pytest
 
 from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square, TaflGame
 from engine.ai import WIN, Search, _Tafl, choose_move
+from engine.presets import COPENHAGEN
+from engine.rules import Repetition, Rules
 from engine.types import parse_square
+from tests.engine.tafl_setup import otn
 
 # Brandubh (7x7): corners hostile to all; the king is captured by two away from the throne.
 
@@ -224,7 +228,7 @@ def plain_score(game: Game, depth: int) -> tuple[Move, int]:
         ("brandubh", 12, 3),
         ("tablut", 8, 3),
         ("copenhagen", 6, 1),
-        ("halatafl", 8, 0),
+        ("halatafl", 8, 1),  # seed 0 now plays into a forced win (the fixed opening)
         ("halatafl", 8, 3),
     ],
 )
@@ -278,3 +282,142 @@ def taken(game: Game, move: Move) -> list[Square]:
 
 def next_to(a: Square, b: Square, size: int) -> bool:
     return abs(a % size - b % size) + abs(a // size - b // size) == 1
+
+
+# -- repetition --------------------------------------------------------------------------------
+# Copenhagen-like rules: the king shut in on the a-file edge (never captured there), a defender
+# man free on d2, and an attacker on h8 free to shuffle: nothing is decided for many moves.
+
+SHUT_IN = otn(11, t="a3 a8 b4 b5 b6 b7 h8", T="d2", K="a5")
+
+
+def shuffled(rules: Rules, turn: str, moves: list[str], plies: int) -> Game:
+    """The shut-in position with ``turn`` to move after ``plies`` plies of ``moves`` in a loop."""
+    game = Game.from_position(rules, SHUT_IN, turn)
+    for i in range(plies):
+        assert not game.play(moves[i % len(moves)]).captures
+    return game
+
+
+def with_repetition(repetition: Repetition) -> Rules:
+    return dataclasses.replace(COPENHAGEN, id="custom", repetition=repetition)
+
+
+def searched(game: Game, depth: int) -> tuple[str, int, int]:
+    """The move, score and node count of a search to ``depth``."""
+    search = Search(game, time.perf_counter() + 60)
+    move = search.best_move(game.legal_moves(), depth)
+    return str(move), search.score, search.nodes
+
+
+ATTACKERS_FIRST = ["h8-h9", "d2-e2", "h9-h8", "e2-d2"]
+DEFENDERS_FIRST = ["d2-e2", "h8-h9", "e2-d2", "h9-h8"]
+
+
+@pytest.mark.parametrize(
+    "rules", [COPENHAGEN, with_repetition(Repetition.REPEATER_LOSES)], ids=["dl", "w"]
+)
+def test_the_defenders_never_make_a_losing_third_repetition(rules: Rules) -> None:
+    game = shuffled(rules, "attackers", ATTACKERS_FIRST, 7)
+    assert replies_reaching(game, Reason.REPETITION) == ["e2-d2"]  # the start a third time
+    for depth in (1, 2, 3):
+        assert searched(game, depth)[0] != "e2-d2"
+    game.push(choose_move(game, time_limit=0.3, seed=0))
+    assert game.outcome is None
+
+
+def test_the_defenders_make_a_third_repetition_that_wins() -> None:
+    game = shuffled(with_repetition(Repetition.REPEATER_WINS), "attackers", ATTACKERS_FIRST, 7)
+    assert str(choose_move(game, time_limit=0.3, seed=0)) == "e2-d2"
+
+
+@pytest.mark.parametrize(
+    ("repetition", "taken"),
+    [
+        (Repetition.DEFENDERS_LOSE, True),
+        (Repetition.REPEATER_WINS, True),
+        (Repetition.REPEATER_LOSES, False),
+    ],
+)
+def test_the_attackers_make_a_third_repetition_only_when_it_wins(
+    repetition: Repetition, taken: bool
+) -> None:
+    game = shuffled(with_repetition(repetition), "defenders", DEFENDERS_FIRST, 7)
+    assert replies_reaching(game, Reason.REPETITION) == ["h9-h8"]
+    assert (str(choose_move(game, time_limit=0.3, seed=0)) == "h9-h8") is taken
+
+
+def test_the_attackers_steer_into_a_repetition_that_wins() -> None:
+    # After d2-e2 h8-h9 e2-d2, h9-h8 brings the start back: a second occurrence, which the
+    # search scores as the third (the defenders lose) but short of a forced win.
+    game = shuffled(COPENHAGEN, "defenders", DEFENDERS_FIRST, 3)
+    for depth in (1, 2, 3):
+        move, score, _ = searched(game, depth)
+        assert move == "h9-h8"
+        assert 0 < score < WIN - 1_000
+    # Where a repetition is a draw (the attackers are ahead here) or ignored, they play on.
+    for repetition in (Repetition.DRAW, Repetition.IGNORED):
+        again = shuffled(with_repetition(repetition), "defenders", DEFENDERS_FIRST, 3)
+        assert searched(again, 3)[0] != "h9-h8"
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_the_defenders_turn_aside_from_a_second_occurrence(depth: int) -> None:
+    # The defenders' favourite with no history, played once and taken back: now it would bring
+    # a position back, which loses in Copenhagen, so they choose another move.
+    favourite, _, _ = searched(Game.from_position(COPENHAGEN, SHUT_IN, "defenders"), depth)
+    back = "-".join(reversed(favourite.split("-")))
+    game = shuffled(COPENHAGEN, "defenders", [favourite, "h8-h9", back, "h9-h8"], 4)
+    move, score, _ = searched(game, depth)
+    assert move != favourite
+    assert abs(score) < WIN - 1_000
+    # Under a draw rule the defenders, behind here, take the repetition.
+    drawn = shuffled(
+        with_repetition(Repetition.DRAW), "defenders", [favourite, "h8-h9", back, "h9-h8"], 4
+    )
+    assert searched(drawn, depth)[:2] == (favourite, 0)
+
+
+def just_after_a_capture(variant: str, seed: int) -> Game:
+    """A random game (seeded) stopped at its first capture after the sixth ply."""
+    rng = random.Random(seed)
+    game = Game(variant)
+    while True:
+        game.push(rng.choice(game.legal_moves()))
+        if game.outcome is not None:
+            game.undo()
+        elif game.history[-1].captures and len(game.history) > 6:
+            return game
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("brandubh", 2), ("copenhagen", 1), ("tablut", 4)])
+def test_history_without_possible_repetition_changes_no_search(variant: str, seed: int) -> None:
+    """After a capture no earlier position can come back: the search of the game with its
+    history and of the same position without it are the same search."""
+    game = just_after_a_capture(variant, seed)
+    fresh = Game.from_position(variant, game.position(), game.turn)
+    assert searched(game, 3) == searched(fresh, 3)
+
+
+def test_the_table_changes_no_result_with_repetitions_about() -> None:
+    for plies in (3, 4, 5, 6):
+        game = shuffled(COPENHAGEN, "defenders", DEFENDERS_FIRST, plies)
+        _, score = plain_score(game, 3)
+        full = Search(game, time.perf_counter() + 60, reductions=False)
+        full.best_move(game.legal_moves(), 3)
+        assert full.score == score, plies
+
+
+def test_the_table_keeps_only_the_move_of_a_score_found_through_a_repetition() -> None:
+    # After d2-e2 h8-h9 e2-d2 the attackers' h9-h8 brings the start back: the node's score
+    # holds for this game only. The same position with no history gets a full entry.
+    game = shuffled(COPENHAGEN, "defenders", DEFENDERS_FIRST, 3)
+    fresh = Game.from_position(COPENHAGEN, game.position(), game.turn)
+    entries = []
+    for position in (game, fresh):
+        search = Search(position, time.perf_counter() + 60)
+        search._negamax(1, -WIN - 1, WIN + 1, 0)  # a full window: every move is searched
+        entries.append(search.table[search.kind.key()])
+    (depth, _, _, move), (fresh_depth, _, _, fresh_move) = entries
+    assert (depth, str(move)) == (-1, "h9-h8")
+    assert fresh_depth == 1 and str(fresh_move) != "h9-h8"

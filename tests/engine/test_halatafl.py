@@ -9,7 +9,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine import Game, HalataflGame, IllegalMoveError, Move, Outcome, Piece, Reason, Side
+from engine import (
+    Game,
+    HalataflGame,
+    IllegalMoveError,
+    Move,
+    Outcome,
+    Piece,
+    Reason,
+    Refusal,
+    Side,
+)
 from engine.halatafl import HALATAFL
 from engine.opentafl import format_position
 from engine.types import parse_square
@@ -62,14 +72,40 @@ def test_start_position_and_marked_squares() -> None:
     assert game.variant == "halatafl"
 
 
-def test_white_has_exactly_eight_opening_moves_all_into_the_centre() -> None:
+def test_white_opens_with_one_of_the_four_steps_into_the_centre() -> None:
     game = HalataflGame()
-    moves = {str(m) for m in game.legal_moves()}
-    assert moves == {
-        "c4-d4", "c3-d4", "d3-d4", "e3-d4",  # steps
-        "b4-d4", "b2-d4", "d2-d4", "f2-d4",  # jumps over own pieces
-    }  # fmt: skip
-    assert len(game.legal_moves()) == 8
+    assert sorted(str(m) for m in game.legal_moves()) == ["c3-d4", "c4-d4", "d3-d4", "e3-d4"]
+
+
+@pytest.mark.parametrize("jump", ["b2-d4", "b4-d4", "d2-d4", "f2-d4"])
+def test_the_jumps_over_own_pieces_into_the_centre_are_refused_at_the_start(jump: str) -> None:
+    # RULES.md section 3: they would leave Black without a legal move on move one.
+    game = HalataflGame()
+    with pytest.raises(IllegalMoveError, match="may only step into the centre") as refused:
+        game.play(jump)
+    assert refused.value.reason is Refusal.OPENING
+    assert game.position() == HALATAFL.start and not game.history
+
+
+def test_the_start_position_restricts_white_wherever_it_is_set_up() -> None:
+    game = HalataflGame.from_position("halatafl", HALATAFL.start, "white")
+    assert len(game.legal_moves()) == 4
+    as_black = HalataflGame.from_position("halatafl", HALATAFL.start, "black")
+    assert "d5-d4" in {str(m) for m in as_black.legal_moves()}
+
+
+def test_a_jump_over_own_pieces_into_the_centre_is_allowed_after_the_start() -> None:
+    game = game_at(("b2", "c3"), ("f6",))
+    assert "b2-d4" in moves_from(game, "b2")
+    game.play("b2-d4")
+    assert game.outcome is None
+
+
+@pytest.mark.parametrize("opening", ["c3-d4", "c4-d4", "d3-d4", "e3-d4"])
+def test_black_can_take_the_piece_each_opening_puts_in_the_centre(opening: str) -> None:
+    game = HalataflGame()
+    game.play(opening)
+    assert any(game.captures_of(move) == (sq("d4"),) for move in game.legal_moves())
 
 
 def test_black_answers_the_opening_by_jumping_the_piece_in_the_centre() -> None:
@@ -364,13 +400,9 @@ def test_random_games_keep_the_rules(seed: int) -> None:
         assert game.position() == positions[-1]
 
 
-def test_opening_b2_d4_leaves_black_without_a_move() -> None:
-    # A consequence of RULES.md as written (no backward steps, no legal move loses): after b2-d4
-    # the only empty squares Black could use are b2 and the corners, and none is in reach.
+def test_why_the_opening_is_fixed_b2_d4_would_leave_black_without_a_move() -> None:
+    # RULES.md section 3: with no backward steps, after b2-d4 the only empty squares Black could
+    # use are b2 and the corners, and none is in reach. push() plays it without the legality check.
     game = HalataflGame()
-    game.play("b2-d4")
+    game.push(Move.parse("b2-d4", SIZE))
     assert game.outcome == Outcome(Side.WHITE, Reason.NO_LEGAL_MOVES)
-    mirrored = HalataflGame()
-    mirrored.play("f2-d4")  # f4 is Black's, so f4-f2 answers it
-    assert mirrored.outcome is None
-    assert "f4-f2" in {str(m) for m in mirrored.legal_moves()}

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from engine import Game
 from engine.opentafl import parse_position, rules_from_opentafl, rules_to_opentafl
-from engine.presets import PRESETS
+from engine.presets import PRESETS, TABLUT_LINNAEAN
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
 from engine.types import Piece, Side, square_name
 
@@ -115,7 +115,27 @@ def test_corner_list_and_our_own_entries() -> None:
     assert rules.corners == {"a1", "a2", "b1", "b2"}
     assert rules.edge_hostile and rules.lone_king_captured_on_edge
     assert rules.repetition is Repetition.DEFENDERS_LOSE
-    assert brandubh("tfr:i").repetition is Repetition.IGNORED
+
+
+@pytest.mark.parametrize(
+    ("value", "repetition"),
+    [
+        ("d", Repetition.DRAW),
+        ("i", Repetition.IGNORED),
+        # As OpenTafl's code scores them (module docstring), not as its comments say:
+        ("w", Repetition.REPEATER_LOSES),
+        ("l", Repetition.REPEATER_WINS),
+        ("dl", Repetition.DEFENDERS_LOSE),
+    ],
+)
+def test_repetition_values(value: str, repetition: Repetition) -> None:
+    assert brandubh(f"tfr:{value}").repetition is repetition
+
+
+def test_linnaean_capture_key() -> None:
+    assert brandubh("linc:y").linnaean_capture is True
+    assert brandubh("linc:n").linnaean_capture is False
+    assert brandubh().linnaean_capture is False
 
 
 def test_keys_we_accept_without_effect() -> None:
@@ -133,8 +153,8 @@ def test_keys_we_accept_without_effect() -> None:
         ("ber:c", "ber:c: berserk moves are not supported"),
         ("sw:w", "sw:w: weak shieldwalls"),
         ("swf:n", "swf:n: shieldwall captures without a flanking move"),
-        ("tfr:w", "tfr:w: a repetition won or lost by the player who repeats"),
-        ("tfr:x", "tfr:x: expected one of"),
+        ("tfr:x", "tfr:x: expected one of 'd', 'i', 'w', 'l', 'dl'"),
+        ("linc:1", "linc:1: expected y or n"),
         ("afor:a2,", "afor:a2,: attacker fortresses are not supported"),
         ("spd:1", "spd:1: speed limits are not supported"),
         ("cen:d4,d5,", "only one centre square"),
@@ -158,6 +178,15 @@ def test_keys_we_accept_without_effect() -> None:
 def test_unsupported_or_wrong_entries_are_refused(entries: str, message: str) -> None:
     with pytest.raises(ValueError, match=re.escape(message)):
         brandubh(entries)
+
+
+def test_opentafls_berserk_example_is_refused_by_name() -> None:
+    berserk = (
+        "dim:11 surf:n atkf:n kj:r ber:c "
+        "start:/3ttttt3/5c5/11/t4T4t/t3NTT3t/tc1TTKTT1ct/t3TTT3t/t4T4t/11/5c5/3ttttt3/"
+    )
+    with pytest.raises(ValueError, match="berserk pieces"):
+        rules_from_opentafl(berserk)
 
 
 @pytest.mark.parametrize(
@@ -203,6 +232,35 @@ def test_every_preset_round_trips(variant: str) -> None:
     assert text.startswith(f"dim:{preset.size} ") and text.endswith(f" start:{preset.start}")
     back = rules_from_opentafl(text)
     assert back == _as_custom(preset, back)
+
+
+# OpenTafl's strings for its built-in variants that use tfr:w, tfr:l and linc:y, in the form its
+# writer gives (Tablut verbatim; Copenhagen and Fetlar as its rules classes set them).
+OPENTAFL_STRINGS = {
+    "Tablut": (
+        "dim:9 name:Tablut esc:e atkf:y ks:c nj:n cor: cenp:tcnkTCNK cens: cenh: "
+        f"cenhe:tcnkTCNK linc:y start:{TABLUT_START}"
+    ),
+    "Copenhagen": f"dim:11 name:Copenhagen atkf:y tfr:w sw:s efe:y start:{COPENHAGEN_START}",
+    "Computer Fetlar": f"dim:11 name:Computer_Fetlar atkf:y tfr:l start:{COPENHAGEN_START}",
+}
+
+
+@pytest.mark.parametrize("name", list(OPENTAFL_STRINGS))
+def test_opentafls_strings_play_and_round_trip(name: str) -> None:
+    rules = rules_from_opentafl(OPENTAFL_STRINGS[name])
+    assert rules.name == name
+    assert rules_from_opentafl(rules_to_opentafl(rules)) == rules
+    game = Game(OPENTAFL_STRINGS[name])
+    assert game.legal_moves() and Game(game.rules_string).rules == rules
+
+
+def test_opentafls_tablut_is_the_linnaean_preset() -> None:
+    rules = rules_from_opentafl(OPENTAFL_STRINGS["Tablut"])
+    assert rules.linnaean_capture and rules.encirclement
+    assert dataclasses.replace(rules, name=TABLUT_LINNAEAN.name) == _as_custom(
+        TABLUT_LINNAEAN, rules
+    )
 
 
 def test_writing_leaves_out_defaults() -> None:
@@ -258,6 +316,7 @@ def random_rules(draw: st.DrawFn) -> Rules:
         shieldwall=draw(st.booleans()),
         exit_fort=draw(st.booleans()),
         encirclement=draw(st.booleans()),
+        linnaean_capture=draw(st.booleans()),
         repetition=draw(st.sampled_from(Repetition)),
     )
 

@@ -18,6 +18,7 @@ PERFT = {
     "hnefatafl": (116, 6_788, 809_008),
     "tablut": (80, 4_400, 353_200),
     "tablut-corner": (72, 3_944, 285_808),
+    "tablut-linnaean": (80, 4_400, 353_200),
     "brandubh": (40, 960, 39_512),
     "tawlbwrdd": (136, 7_620, 1_042_016),
     "alea-evangelii": (580, 107_492, 62_185_588),
@@ -54,3 +55,14 @@ def test_depth_two_matches_the_reference_generator(variant: str) -> None:
         total += len(reference_moves(game))
         game.undo()
     assert total == PERFT[variant][1]
+
+
+HALATAFL_PERFT = (4, 25, 284)
+"""Halatafl from its fixed opening: four steps into the centre (the reference generator above is
+for the hnefatafl family only)."""
+
+
+def test_halatafl_perft() -> None:
+    game = Game("halatafl")
+    assert tuple(perft(game, depth) for depth in (1, 2, 3)) == HALATAFL_PERFT
+    assert game.position() == game.start[0] and game.history == []

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
+import pytest
+
 from engine import Game, Side
-from engine.presets import COPENHAGEN
+from engine.presets import COPENHAGEN, TABLUT_LINNAEAN
 from tests.engine.tafl_setup import captured, otn, setup, square
 
 # -- custodial capture -------------------------------------------------------------------------
@@ -48,6 +50,61 @@ def test_only_the_moving_piece_is_the_hammer() -> None:
     game.play("d6-d5")
     assert game.play("a9-a8").captures == ()
     assert game.piece_at(square(game, "d5")) is not None
+
+
+# -- Linnaean capture (OpenTafl's Tablut) -------------------------------------------------------
+
+OPENTAFL_TABLUT = (
+    "dim:9 name:Tablut esc:e atkf:y ks:c nj:n cor: cenp:tcnkTCNK cens: cenh: cenhe:tcnkTCNK "
+    "linc:y start:/3ttt3/4t4/4T4/t3T3t/ttTTKTTtt/t3T3t/4T4/4t4/3ttt3/"
+)
+
+
+@pytest.mark.parametrize("variant", ["tablut-linnaean", OPENTAFL_TABLUT])
+def test_a_defender_beside_the_enthroned_king_falls_against_the_throne(variant: str) -> None:
+    # The king on the throne e5, attackers on three of his sides (d5 f5 e6), a defender on the
+    # fourth (e4): an attacker moving beyond it (e3) captures it against the king and throne.
+    game = Game.from_position(variant, otn(9, t="d5 f5 e6 a3", T="e4", K="e5"), "attackers")
+    assert game.play("a3-e3").captures == ("e4",)
+    assert game.piece_at(square(game, "e4")) is None
+    assert game.outcome is None
+
+
+def test_without_the_rule_the_enthroned_king_shields_his_defender() -> None:
+    game = setup("tablut", t="d5 f5 e6 a3", T="e4", K="e5")
+    assert game.play("a3-e3").captures == ()
+
+
+def test_two_attackers_beside_the_king_are_not_enough() -> None:
+    game = setup("tablut-linnaean", t="d5 f5 a3", T="e4", K="e5")
+    assert game.play("a3-e3").captures == ()
+    game = setup("tablut-linnaean", t="d5 e6 a3", T="e4", K="e5")
+    assert game.play("a3-e3").captures == ()
+
+
+def test_the_king_off_the_throne_shields_his_defender() -> None:
+    # The same shape around the king on c7, away from the throne.
+    game = setup("tablut-linnaean", t="b7 d7 c8 a5", T="c6", K="c7")
+    assert game.play("a5-c5").captures == ()
+    # Nor does the empty throne become an anvil (here where it is not hostile when empty).
+    rules = dataclasses.replace(TABLUT_LINNAEAN, id="custom", empty_throne_hostile_to=frozenset())
+    plain = Game.from_position(rules, otn(9, t="b7 d7 c8 a3", T="e4", K="c7"), "attackers")
+    assert plain.play("a3-e3").captures == ()
+
+
+def test_only_an_attacker_moving_beyond_the_defender_captures_it() -> None:
+    # e3 already stands beyond the defender; the attacker closing the king's third side (e6)
+    # is not next to the defender, so it captures nothing.
+    game = setup("tablut-linnaean", t="d5 f5 e3 e8", T="e4", K="e5")
+    assert game.play("e8-e6").captures == ()
+    assert game.piece_at(square(game, "e4")) is not None
+
+
+def test_the_rule_never_takes_an_attacker_against_the_king() -> None:
+    # Mirrored, with an unarmed king so that only the Linnaean rule could take e4: it does not.
+    rules = dataclasses.replace(TABLUT_LINNAEAN, id="custom", king_hammer=False, king_anvil=False)
+    game = Game.from_position(rules, otn(9, t="e4", T="d5 f5 e6 a3", K="e5"), "defenders")
+    assert game.play("a3-e3").captures == ()
 
 
 # -- hostile squares ---------------------------------------------------------------------------

@@ -205,6 +205,66 @@ def test_third_repetition_is_a_draw_on_other_boards(
     assert game.outcome == Outcome(None, Reason.REPETITION)
 
 
+# OpenTafl's tfr:w and tfr:l, as its code scores them (engine.opentafl): the side to move when a
+# position occurs the third time wins under w, loses under l.
+@pytest.mark.parametrize(
+    ("repetition", "winner_when_defenders_repeat"),
+    [(Repetition.REPEATER_LOSES, ATTACKERS), (Repetition.REPEATER_WINS, DEFENDERS)],
+)
+def test_third_repetition_decided_by_who_made_it(
+    repetition: Repetition, winner_when_defenders_repeat: Side
+) -> None:
+    rules = dataclasses.replace(COPENHAGEN, id="custom", repetition=repetition)
+    game = shuffled(rules, ATTACKERS, 7)
+    assert game.outcome is None  # the second occurrence (ply 4) decided nothing
+    game.play("h9-h8")  # the defenders make the third occurrence
+    assert game.outcome == Outcome(winner_when_defenders_repeat, Reason.REPETITION)
+
+    game = shuffled(rules, DEFENDERS, 7)
+    assert game.outcome is None
+    game.play("c4-c3")  # now the attackers make it
+    assert game.outcome == Outcome(winner_when_defenders_repeat.opponent, Reason.REPETITION)
+
+
+@pytest.mark.parametrize(("value", "repeater_wins"), [("w", False), ("l", True)])
+def test_opentafl_tfr_strings_score_as_opentafl_does(value: str, repeater_wins: bool) -> None:
+    rules = f"dim:11 name:Copenhagen tfr:{value} sw:s efe:y start:{otn(11, t='c3', K='f6')}"
+    game = shuffled(rules, ATTACKERS, 8)
+    repeater = game.history[-1].side
+    assert repeater is DEFENDERS
+    assert game.outcome == Outcome(
+        repeater if repeater_wins else repeater.opponent, Reason.REPETITION
+    )
+
+
+def test_the_game_counts_each_position() -> None:
+    game = shuffled("copenhagen", ATTACKERS, 0)
+    counts = []
+    for ply in range(8):
+        counts.append(game.occurrences())
+        game.play(SHUFFLE[ATTACKERS][ply % 4])
+    assert counts == [1, 1, 1, 1, 2, 2, 2, 2] and game.occurrences() == 3
+    game.undo()
+    assert game.occurrences() == 2
+
+
+@pytest.mark.parametrize(
+    ("repetition", "winner"),
+    [
+        (Repetition.DRAW, None),
+        (Repetition.DEFENDERS_LOSE, ATTACKERS),
+        (Repetition.REPEATER_LOSES, DEFENDERS),
+        (Repetition.REPEATER_WINS, ATTACKERS),
+    ],
+)
+def test_what_a_third_occurrence_would_do(repetition: Repetition, winner: Side | None) -> None:
+    rules = dataclasses.replace(COPENHAGEN, id="custom", repetition=repetition)
+    game = shuffled(rules, ATTACKERS, 5)  # the attackers moved last
+    assert game.repetition_outcome() == Outcome(winner, Reason.REPETITION)
+    ignored = dataclasses.replace(rules, repetition=Repetition.IGNORED)
+    assert shuffled(ignored, ATTACKERS, 5).repetition_outcome() is None
+
+
 def test_ignored_repetition_goes_on() -> None:
     rules = dataclasses.replace(COPENHAGEN, id="custom", repetition=Repetition.IGNORED)
     game = shuffled(rules, ATTACKERS, 12)

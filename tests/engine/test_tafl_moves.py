@@ -29,6 +29,7 @@ RULES_ORDER = [
     "hnefatafl",
     "tablut",
     "tablut-corner",
+    "tablut-linnaean",  # OpenTafl's Tablut, not in RULES.md: after the other Tablut presets
     "brandubh",
     "tawlbwrdd",
     "alea-evangelii",
@@ -39,6 +40,7 @@ PIECE_COUNTS = {  # attackers, defenders (without the king)
     "hnefatafl": (24, 12),
     "tablut": (16, 8),
     "tablut-corner": (16, 8),
+    "tablut-linnaean": (16, 8),
     "brandubh": (8, 4),
     "tawlbwrdd": (24, 12),
     "alea-evangelii": (48, 24),

@@ -645,7 +645,8 @@ class FakeDiscord:
         is_global: bool = False,
         times: int = 1,
     ) -> None:
-        """Answer the next `times` matching requests with a 429 (or another status, e.g. 500).
+        """Answer the next `times` matching requests with a 429 (or another status: 403 is
+        Discord's "Missing Permissions", 50013; 500 a server error).
 
         `route` is the template, e.g. fail_next("POST", "/channels/{channel_id}/messages").
         """

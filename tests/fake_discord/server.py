@@ -93,7 +93,7 @@ async def read_json(request: web.Request) -> JSON:
 
 @dataclass
 class InjectedFailure:
-    """A reply a test asked for on the next matching requests (429 or 5xx)."""
+    """A reply a test asked for on the next matching requests (429, 403 or 5xx)."""
 
     method: str
     route: str  # as in the route table, e.g. "/channels/{channel_id}/messages"
@@ -103,7 +103,10 @@ class InjectedFailure:
     remaining: int
 
     def response(self) -> web.Response:
-        """The reply discord.py treats as a rate limit (429 with Via) or a server error."""
+        """The reply discord.py treats as a rate limit (429 with Via), a missing permission
+        (403, Discord's code 50013) or a server error."""
+        if self.status == 403:
+            return reply({"message": "Missing Permissions", "code": 50013}, 403)
         if self.status != 429:
             return reply({"message": f"{self.status}: Server Error", "code": 0}, self.status)
         body = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import engine
 from renderer import render
-from tests.renderer.games import new_game, played
+from tests.renderer.games import halatafl_chain, new_game, played
 
 GOLDEN_DIR = Path(__file__).parent / "golden"
 
@@ -23,7 +23,7 @@ def _copenhagen_capture_defenders_view() -> bytes:
 
 
 def _halatafl_chain_contrast() -> bytes:
-    game = played("halatafl", "d2-d4", "f4-d2", "c1-e3", "d6-f4-d2")
+    game = halatafl_chain()
     return render(game, theme="contrast", width=280)
 
 

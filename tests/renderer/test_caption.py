@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import engine
 from renderer import caption
-from tests.renderer.games import new_game, played
+from tests.renderer.games import halatafl_chain, new_game, played
 
 
 def test_before_the_first_move() -> None:
@@ -28,7 +28,7 @@ def test_captures_are_listed() -> None:
 
 
 def test_a_halatafl_chain_is_written_with_every_landing() -> None:
-    game = played("halatafl", "d2-d4", "f4-d2", "c1-e3", "d6-f4-d2")
+    game = halatafl_chain()
     assert caption(game) == "Move 2 · black played d6-f4-d2 capturing e3 · white to move"
 
 

@@ -11,7 +11,7 @@ import engine
 from engine.types import Piece, Square, parse_square
 from renderer import CONTRAST, THEMES, WOOD, BoardView, board_geometry, render
 from renderer.geometry import min_width
-from tests.renderer.games import new_game, played
+from tests.renderer.games import halatafl_chain, new_game, played
 from tests.renderer.pixels import (
     changed_outside_board,
     changed_squares,
@@ -204,10 +204,8 @@ def test_halatafl_sides_look_alike_but_differ_in_brightness() -> None:
 
 
 def test_a_halatafl_chain_marks_every_landing_square_and_its_capture() -> None:
-    game = new_game("halatafl")
-    for move in ("d2-d4", "f4-d2", "c1-e3"):
-        game.play(move)
-    ply = game.play("d6-f4-d2")  # over e5 (black's own, stays) then over e3 (taken)
+    game = halatafl_chain()  # d6-f4-d2: over e5 (black's own, stays) then over e3 (taken)
+    ply = game.history[-1]
     assert ply.captures == ("e3",)
     view = BoardView.from_game(game)
     unmarked = dataclasses.replace(view, last_move=(), captures=frozenset())

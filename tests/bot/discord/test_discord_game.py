@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+from datetime import datetime
 from pathlib import Path
 
 import pytest
@@ -404,3 +405,23 @@ async def test_a_replay_larger_than_discord_allows_is_left_out(
     assert {f.filename for f in report.files} == {"board.png", "tafl-game-1.otg"}
     fields = {f["name"]: f["value"] for f in embed_of(report)["fields"]}
     assert "too long" in fields["Replay"]
+
+
+async def test_the_running_bot_writes_the_heartbeat_the_health_check_reads(
+    run_bot: RunBot, db: str | Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bot.health import check_health, heartbeat_path
+    from bot.models import utc_now
+
+    monkeypatch.chdir(tmp_path)  # a bot on PostgreSQL beats in its working folder
+    beat = heartbeat_path(db)
+    async with run_bot(heartbeat_interval=0.05):
+        started = utc_now()
+        for _ in range(100):
+            if beat.exists() and datetime.fromisoformat(beat.read_text().strip()) >= started:
+                break
+            await asyncio.sleep(0.02)
+        assert (await check_health(db, utc_now())).startswith("healthy")
+    last = beat.read_text()
+    await asyncio.sleep(0.15)
+    assert beat.read_text() == last  # a closed bot beats no more
