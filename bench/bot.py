@@ -15,9 +15,10 @@ answering the AI's move at once, so the AI is always thinking) while ``--games``
 people play each other in other channels; it runs once per K, with no AI games first, and
 prints both groups' latencies side by side, with the longest the bot's event loop was held up.
 
-With ``--db postgresql://...`` each run is made twice, on a SQLite file and then on that
-PostgreSQL database (in a schema of its own, dropped afterwards), and the figures are printed
-side by side.
+With ``--db postgresql://...`` each run is made twice, on a SQLite file with one bot process and
+then on that PostgreSQL database (in a schema of its own, dropped afterwards) with
+``--processes`` bot processes (default 2), each on its own shard, the games spread over guilds of
+every shard; the figures are printed side by side.
 
 Run from the repository root: ``python bench/bot.py [--games 50] [--plies 20] [--seed 1000]
 [--db postgresql://user:password@host/db]``, or ``python bench/bot.py --ai-games 0,6,20
@@ -39,6 +40,7 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -119,13 +121,21 @@ def quiet_move(game: engine.Game, rng: random.Random) -> engine.Move:
 
 
 async def play(
-    fake: object, number: int, plies: int, think: float, tally: Tally, rng: random.Random
+    fake: object,
+    guilds: list[Any],
+    number: int,
+    plies: int,
+    think: float,
+    tally: Tally,
+    rng: random.Random,
 ) -> None:
     from tests.fake_discord import FakeDiscord
 
     assert isinstance(fake, FakeDiscord)
-    channel = fake.add_channel(f"game-{number}")
-    attacker, defender = fake.add_user(f"a{number}"), fake.add_user(f"d{number}")
+    guild = guilds[number % len(guilds)]
+    channel = fake.add_channel(f"game-{number}", guild=guild)
+    attacker = fake.add_user(f"a{number}", guild=guild)
+    defender = fake.add_user(f"d{number}", guild=guild)
     challenge = await attacker.slash(
         "tafl challenge", channel=channel, opponent=defender, side="attackers"
     )
@@ -291,7 +301,7 @@ async def run_bot(
         if database is None:
             return await run_bot_on(args, ai_games, rng, str(workdir / "bench.sqlite3"), workdir)
         async with own_schema(database) as url:
-            return await run_bot_on(args, ai_games, rng, url, workdir)
+            return await run_bot_on(args, ai_games, rng, url, workdir, args.processes)
     finally:
         if not args.keep:
             for path in workdir.iterdir():
@@ -316,25 +326,54 @@ async def own_schema(url: str) -> AsyncIterator[str]:
         await admin.close()
 
 
+def guilds_by_shard(fake: Any, count: int) -> list[Any]:
+    """One guild on each of ``count`` shards (Discord's ``(guild_id >> 22) % count``), the
+    emulator's default guild first."""
+    found = {(fake.guild.id >> 22) % count: fake.guild}
+    while len(found) < count:
+        guild = fake.add_guild(f"guild-{len(found)}")
+        found.setdefault((guild.id >> 22) % count, guild)
+        time.sleep(0.001)  # the next snowflake's timestamp picks the shard
+    return [found[shard] for shard in range(count)]
+
+
 async def run_bot_on(
-    args: argparse.Namespace, ai_games: int, rng: random.Random, db_path: str, workdir: Path
+    args: argparse.Namespace,
+    ai_games: int,
+    rng: random.Random,
+    db_path: str,
+    workdir: Path,
+    processes: int = 1,
 ) -> Run:
+    """The run on ``processes`` bot processes on ``db_path``, each on its own shard if more
+    than one."""
     from tests.fake_discord import FakeDiscord
 
-    print(f"on {shown_target(db_path)}")
+    print(f"on {shown_target(db_path)}, {processes} bot process(es)")
     seconds = await seed(db_path, args.seed, rng)
     print(f"seeded {args.seed} finished games through the service in {seconds:.1f} s")
 
-    log_path = workdir / "bot.log"
+    log_paths = [workdir / f"bot-{number}.log" for number in range(processes)]
     async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
-        with log_path.open("w") as log:
-            child = start_bot_process(fake, db_path, log, "--ai-time", str(args.ai_time))
+        guilds = guilds_by_shard(fake, processes)
+        children = []
+        for number, log_path in enumerate(log_paths):
+            shard = ["--shard-count", str(processes), "--shard-id", str(number)]
+            with log_path.open("w") as log:
+                children.append(
+                    start_bot_process(fake, db_path, log, "--ai-time", str(args.ai_time),
+                                      *(shard if processes > 1 else []))
+                )  # fmt: skip
         try:
             await fake.wait_for(
-                lambda: "caught up" in log_path.read_text(), timeout=60, what="bot up"
+                lambda: all("caught up" in path.read_text() for path in log_paths),
+                timeout=60,
+                what="bots up",
             )
-            probe = fake.add_user("probe")
-            await (await probe.slash("tafl variants")).result()
+            for number, guild in enumerate(guilds):
+                probe = fake.add_user(f"probe-{number}", guild=guild)
+                where = fake.add_channel(f"probe-{number}", guild=guild)
+                await (await probe.slash("tafl variants", channel=where)).result()
 
             tally = Tally()
             stop = asyncio.Event()
@@ -348,7 +387,9 @@ async def run_bot_on(
             await asyncio.gather(
                 send_hostile_texts(fake, args.hostile, tally),
                 *(
-                    play(fake, n, args.plies, args.think, tally, random.Random(rng.random()))
+                    play(
+                        fake, guilds, n, args.plies, args.think, tally, random.Random(rng.random())
+                    )
                     for n in range(args.games)
                 ),
             )
@@ -357,13 +398,15 @@ async def run_bot_on(
             await asyncio.gather(*against_ai)
             violations = [str(v) for v in fake.take_violations()]
         finally:
-            child.send_signal(15)
-            try:
-                child.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                child.kill()
-                child.wait()
-    log_lines = log_path.read_text().splitlines()
+            for child in children:
+                child.send_signal(15)
+            for child in children:
+                try:
+                    child.wait(timeout=30)
+                except subprocess.TimeoutExpired:
+                    child.kill()
+                    child.wait()
+    log_lines = [line for path in log_paths for line in path.read_text().splitlines()]
     peaks = [int(line.removeprefix(PEAK_MARK)) for line in log_lines if line.startswith(PEAK_MARK)]
     stalls = [float(line.removeprefix(STALL_MARK)) for line in log_lines if STALL_MARK in line]
     bot_errors = [line for line in log_lines if "ERROR" in line]
@@ -373,8 +416,8 @@ async def run_bot_on(
         elapsed=elapsed,
         problems=tally.errors + violations + bot_errors,
         lost=await lost_moves(db_path, tally),
-        peak_mb=peaks[-1] / 1024 if peaks else float("nan"),
-        stall_ms=stalls[-1] if stalls else float("nan"),
+        peak_mb=max(peaks) / 1024 if len(peaks) == processes else float("nan"),
+        stall_ms=max(stalls) if len(stalls) == processes else float("nan"),
     )
     return run
 
@@ -515,6 +558,12 @@ def main() -> int:
         metavar="URL",
         help="a PostgreSQL database (postgresql://...): the plain run is made on SQLite and on"
         " it, side by side; with --ai-games, the runs are made on it",
+    )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=2,
+        help="bot processes on PostgreSQL, each on its own shard (default: 2)",
     )
     args = parser.parse_args()
     if args.db is not None and not is_url(args.db):

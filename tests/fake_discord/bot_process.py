@@ -89,11 +89,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("token")
     parser.add_argument("db")
     parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
+    parser.add_argument("--shard-count", type=int, help="the bot's shards in all (default: 1)")
+    parser.add_argument("--shard-id", type=int, help="with --shard-count: this process's shard")
     args = parser.parse_args(argv)
+    sharding: dict[str, object] = {}
+    if args.shard_count is not None:
+        sharding = {"shard_count": args.shard_count, "shard_ids": [args.shard_id or 0]}
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     discord.http.Route.BASE = f"{args.base_url}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway_url)
-    bot = create_bot(args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time)
+    bot = create_bot(
+        args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time, **sharding
+    )
     watch = asyncio.run(watched(bot, args.token))
     print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
     print(f"{STALL_MARK}{watch.longest * 1000:.1f}", flush=True)
