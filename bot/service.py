@@ -15,11 +15,13 @@ from dataclasses import replace
 from datetime import datetime, timedelta
 
 import engine
+from bot.clocks import DEFAULT_TIME_CONTROL, Kind, Stage, TimeControl
 from bot.compute import Snapshot
 from bot.errors import (
     ChallengeClosed,
     ChallengeNotFound,
     ChannelBusy,
+    MoveConflict,
     NoGameHere,
     NotAPlayer,
     NotForYou,
@@ -27,6 +29,7 @@ from bot.errors import (
     OfferClosed,
     OfferNotFound,
     ServiceError,
+    TimeUp,
     TooEarly,
 )
 from bot.models import (
@@ -44,6 +47,7 @@ from bot.models import (
     OfferKind,
     OfferStatus,
     Player,
+    Reminder,
     Report,
     build_report,
     format_duration,
@@ -110,6 +114,9 @@ class GameService:
         """Active games by id, as last loaded or played."""
         self._locks: dict[int, asyncio.Lock] = {}
         """One lock per active game: its changes are made one at a time in this process."""
+        self._live = False
+        """Whether a live game's clock was running at the last look (the sweep then runs
+        every second)."""
         self._ranked: dict[int, tuple[int, list[str]]] = {}
         """Per game: the version and its legal moves, most relevant first."""
 
@@ -120,15 +127,19 @@ class GameService:
         channel: Channel,
         challenger: Player,
         opponent: Player | None = None,
-        variant: str = "copenhagen",
+        variant: str = engine.DEFAULT_VARIANT,
         side: str = RANDOM_SIDE,
         ttl: timedelta = CHALLENGE_TTL,
+        time_control: str = DEFAULT_TIME_CONTROL,
     ) -> Challenge:
-        """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept.
+        """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept;
+        ``time_control`` as players write it (``"3d+12h"``, ``"none"``).
 
         ChannelBusy if a game is being played there; UnknownVariantError or RulesError for a
-        variant that can't be played; ServiceError for an unknown side or a challenge to oneself.
+        variant that can't be played; TimeControlError for a time control that can't be read;
+        ServiceError for an unknown side or a challenge to oneself.
         """
+        control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
         side = _side_wish(game, side)
         if opponent is not None and opponent.id == challenger.id:
@@ -140,8 +151,9 @@ class GameService:
             if await db.active_game_id(channel) is not None:
                 raise ChannelBusy
             return await db.insert_challenge(
-                channel, challenger, opponent, game.rules_string, side, now, now + ttl
-            )
+                channel, challenger, opponent, game.rules_string, side, now, now + ttl,
+                str(control),
+            )  # fmt: skip
 
     async def accept(self, challenge_id: int, player: Player) -> GameState:
         """Accept a challenge and start its game (sides drawn at random if asked).
@@ -158,9 +170,11 @@ class GameService:
                 raise NotForYou(f"this challenge is for {challenge.opponent.name}")
             game = engine.new_game(challenge.variant)
             players = self._seat(game, challenge.challenger, player, challenge.side)
+            control = TimeControl.parse(challenge.time_control)
             game_id = await db.insert_game(
-                challenge.channel, game.variant, game.rules_string, players, now
-            )
+                challenge.channel, game.variant, game.rules_string, players, now,
+                str(control), _first_deadline(control, players[game.rules.first], now),
+            )  # fmt: skip
             if not await db.close_challenge(
                 challenge_id, ChallengeStatus.ACCEPTED, player, game_id
             ):
@@ -242,9 +256,15 @@ class GameService:
     # -- games ---------------------------------------------------------------------------------
 
     async def start_game(
-        self, channel: Channel, players: dict[Side, Player], variant: str = "copenhagen"
+        self,
+        channel: Channel,
+        players: dict[Side, Player],
+        variant: str = engine.DEFAULT_VARIANT,
+        time_control: str = "none",
     ) -> GameState:
-        """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides."""
+        """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides;
+        TimeControlError for a time control that can't be read."""
+        control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
@@ -254,8 +274,9 @@ class GameService:
         now = self._clock()
         async with self._store.transaction() as db:
             game_id = await db.insert_game(
-                channel, game.variant, game.rules_string, _by_side(first, players), now
-            )
+                channel, game.variant, game.rules_string, _by_side(first, players), now,
+                str(control), _first_deadline(control, players[first], now),
+            )  # fmt: skip
         return await self.get_game(game_id)
 
     async def current_game(self, channel: Channel) -> GameState | None:
@@ -290,11 +311,18 @@ class GameService:
         """Play ``text`` for ``player`` in the channel's game.
 
         NoGameHere, NotAPlayer, NotYourTurn, the engine's NotationError / IllegalMoveError /
-        AmbiguousMoveError, MoveConflict (someone else changed the game at the same moment).
+        AmbiguousMoveError, MoveConflict (someone else changed the game at the same moment);
+        TimeUp when the player's time ran out first (the game then ends on time).
         """
         async with self._game_in(channel) as state:
             _check_turn(state, player)
-            return await self._play(state, state.game.parse_move(text))
+            move = state.game.parse_move(text)
+            deadline = state.deadline()
+            if deadline is not None and self._clock() > deadline:
+                report = await self._end(state, Outcome(state.game.turn.opponent, Reason.TIMEOUT))
+                raise TimeUp(report, f"your time ran out {_ago(self._clock() - deadline)}: "
+                                     f"{report.result}")  # fmt: skip
+            return await self._play(state, move)
 
     async def ai_move(self, channel: Channel, time_limit: float | None = None) -> MoveResult:
         """Let the AI play its move (thinking off the event loop). NoGameHere, NotYourTurn."""
@@ -357,6 +385,11 @@ class GameService:
                 raise ServiceError("it is your turn: there is nothing to claim; play a move")
             if mover.is_ai:
                 raise ServiceError(f"{mover.name} always moves: there is nothing to claim")
+            if state.time_control.kind is not Kind.NONE:
+                raise ServiceError(
+                    f"this game is played with a clock ({state.time_control.describe()}): it "
+                    f"ends by itself when {mover.name} runs out of time"
+                )
             waited = self._clock() - state.updated_at
             if waited < self._move_timeout:
                 left = self._move_timeout - waited
@@ -367,6 +400,63 @@ class GameService:
                     left,
                 )
             return await self._end(state, Outcome(state.game.turn.opponent, Reason.TIMEOUT))
+
+    # -- clocks ------------------------------------------------------------------------------------
+
+    async def time_out_games(self) -> list[tuple[GameState, Report]]:
+        """End every game whose player to move has run out of time (reason ``timeout``); the
+        games and their reports. A move stored before the deadline always counts: a game is
+        read again under its lock, and ended only if its deadline is still past."""
+        now = self._clock()
+        async with self._store.reading() as db:
+            due = await db.running_clocks(due_by=now)
+        ended = []
+        for row in due:
+            async with self._lock(row.game_id):
+                state = await self._load(row.game_id)
+                if state is None or state.status is not GameStatus.ACTIVE:
+                    continue
+                deadline = state.deadline()
+                if deadline is None or deadline >= now:  # a move at the deadline still counts
+                    continue
+                try:
+                    outcome = Outcome(state.game.turn.opponent, Reason.TIMEOUT)
+                    ended.append((state, await self._end(state, outcome)))
+                except MoveConflict:  # a move (in another process) came first
+                    continue
+        return ended
+
+    async def due_reminders(self) -> list[Reminder]:
+        """The turn reminders due now, each recorded as sent (so it is returned once only,
+        across restarts and processes): half of the player's time used, then its last part.
+        None in live games, nor to the AI."""
+        now = self._clock()
+        async with self._store.reading() as db:
+            clocks = await db.running_clocks()
+        self._live = any(TimeControl.parse(row.time_control).is_live for row in clocks)
+        due = []
+        for row in clocks:
+            control = TimeControl.parse(row.time_control)
+            stage = control.reminder_due(row.turn_started_at, row.deadline, now)
+            if stage is None:
+                continue
+            async with self._store.transaction() as db:
+                fresh = await db.record_reminder(row.game_id, row.plies, str(stage), now)
+                if stage is Stage.LAST:  # a half-time reminder would come too late now
+                    await db.record_reminder(row.game_id, row.plies, str(Stage.HALF), now)
+            if not fresh:
+                continue
+            state = await self._load(row.game_id)
+            mover = None if state is None else state.player_to_move()
+            if state is None or mover is None or len(state.game.history) != row.plies:
+                continue
+            due.append(Reminder(state, mover, stage, row.deadline - now))
+        return due
+
+    @property
+    def has_live_games(self) -> bool:
+        """Whether a live game (a clock under two hours) was running at the last look."""
+        return self._live
 
     # -- offers --------------------------------------------------------------------------------
 
@@ -558,6 +648,10 @@ class GameService:
         try:
             async with self._change(state, now) as db:
                 await db.insert_move(state.id, plies, ply, now)
+                if outcome is None:
+                    times = [*state.move_times, now]
+                    deadline = _deadline_after(state, times, state.game.turn, now)
+                    await db.set_deadline(state.id, deadline)
                 await db.insert_announcement(state.id, AnnouncementKind.MOVE, plies, now)
                 if outcome is not None:
                     await db.finish_game(state.id, outcome, now)
@@ -589,10 +683,14 @@ class GameService:
         """Take back plies as the accepted undo ``offer`` asks."""
         count = _plies_to_take_back(state, offer.by)
         keep = len(state.game.history) - count
-        async with self._change(state, self._clock()) as db:
+        to_move = state.game.history[keep].side  # whose ply goes back first moves again
+        now = self._clock()
+        async with self._change(state, now) as db:
             await _close_offer(db, offer, OfferStatus.ACCEPTED)
             await db.delete_moves_after(state.id, keep)
             await db.drop_announcements_after(state.id, keep)
+            deadline = _deadline_after(state, state.move_times[:keep], to_move, now)
+            await db.set_deadline(state.id, deadline)
         for _ in range(count):
             state.game.undo()
         del state.move_times[keep:]
@@ -626,6 +724,7 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         finished_at=row.finished_at,
         game=game,
         move_times=[stored.played_at for stored in moves],
+        time_control=TimeControl.parse(row.time_control),
     )
 
 
@@ -707,6 +806,28 @@ def _open_offer(offer: Offer) -> Offer:
     if offer.status is not OfferStatus.OPEN:
         raise OfferClosed(f"{_offer_text(offer)} was already {offer.status}")
     return offer
+
+
+def _deadline_after(
+    state: GameState, move_times: list[datetime], to_move: Side, turn_started: datetime
+) -> datetime | None:
+    """When ``to_move`` runs out of time once ``state`` has these move times, their turn
+    starting at ``turn_started`` (None: no clock, or the AI to move)."""
+    mover = state.players.get(to_move)
+    if mover is None or mover.is_ai:
+        return None
+    return state.time_control.deadline(state.created_at, move_times, turn_started)
+
+
+def _first_deadline(control: TimeControl, first: Player, now: datetime) -> datetime | None:
+    """When the first player's time runs out in a game starting ``now`` (None: no clock, or
+    the AI moves first)."""
+    return None if first.is_ai else control.deadline(now, [], now)
+
+
+def _ago(late: timedelta) -> str:
+    """``"3 min 02 s ago"``."""
+    return f"{format_duration(late)} ago"
 
 
 async def _close_offer(db: Session, offer: Offer, status: OfferStatus) -> None:

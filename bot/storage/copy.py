@@ -6,7 +6,7 @@ from typing import Any
 
 from bot.storage.base import Session, Store
 
-TABLES = ("games", "game_players", "moves", "challenges", "offers", "announcements")
+TABLES = ("games", "game_players", "moves", "challenges", "offers", "announcements", "reminders")
 """Every table of the project, each after the tables it refers to."""
 
 
