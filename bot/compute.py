@@ -207,6 +207,10 @@ class Compute:
         ``max_bytes`` (it stops drawing as soon as it is)."""
         return await self._run(self._draw_pool, _draw_replay, snapshot, max_bytes)
 
+    async def drawing_worker(self, work: Callable[[], T]) -> T:
+        """``work()`` run in the image worker (for measurements of the worker itself)."""
+        return await self._run(self._draw_pool, work)
+
     async def _run(self, pool: Executor, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in ``pool``; a pool whose process died is started again, once."""
         loop = asyncio.get_running_loop()

@@ -2,8 +2,9 @@
 `tafl bot` runs it (worker processes, SIGTERM and SIGINT stop it gracefully).
 
 ``python -m tests.fake_discord.bot_process BASE_URL GATEWAY_URL TOKEN DB [--ai-time S]``; as it
-exits it prints its peak memory (``PEAK_MARK`` and kB) and the longest its event loop was held
-up (``STALL_MARK`` and ms). ``start_bot_process`` starts one.
+exits it prints its peak memory (``PEAK_MARK`` and kB), its image worker's (``DRAW_PEAK_MARK``)
+and the longest its event loop was held up (``STALL_MARK`` and ms). ``start_bot_process``
+starts one.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 PEAK_MARK = "bot peak rss kB: "
 STALL_MARK = "bot longest event loop stall ms: "
+DRAW_PEAK_MARK = "image worker peak rss kB: "
 TICK = 0.005
 """Seconds between two looks at the event loop's clock."""
 ROOT = Path(__file__).resolve().parents[2]
@@ -81,6 +83,7 @@ def main(argv: list[str] | None = None) -> int:
     import discord.http
     import yarl
 
+    from bot.compute import Compute
     from bot.discord import create_bot
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -93,9 +96,15 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     discord.http.Route.BASE = f"{args.base_url}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway_url)
-    bot = create_bot(args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time)
+    compute = Compute.in_processes()
+    bot = create_bot(
+        args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time, compute=compute
+    )
     watch = asyncio.run(watched(bot, args.token))
+    draw_peak = asyncio.run(compute.drawing_worker(peak_rss_kb))
+    asyncio.run(compute.close())
     print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
+    print(f"{DRAW_PEAK_MARK}{draw_peak}", flush=True)
     print(f"{STALL_MARK}{watch.longest * 1000:.1f}", flush=True)
     return 0
 
