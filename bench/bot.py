@@ -333,7 +333,10 @@ async def run_bot_on(
     log_path = workdir / "bot.log"
     async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
         with log_path.open("w") as log:
-            child = start_bot_process(fake, db_path, log, "--ai-time", str(args.ai_time))
+            options = ["--ai-time", str(args.ai_time)]
+            if args.slow_callbacks is not None:
+                options += ["--slow-callbacks", str(args.slow_callbacks)]
+            child = start_bot_process(fake, db_path, log, *options)
         try:
             await fake.wait_for(
                 lambda: "caught up" in log_path.read_text(), timeout=60, what="bot up"
@@ -589,6 +592,12 @@ def main() -> int:
         "--long-game", type=int, default=0, metavar="PLIES", help="measure one long game's end"
     )
     parser.add_argument("--variant", default="copenhagen", help="the long game's variant")
+    parser.add_argument(
+        "--slow-callbacks",
+        type=float,
+        metavar="SECONDS",
+        help="the bot logs each event loop callback that takes this long (with --keep: read it)",
+    )
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")
     parser.add_argument(

@@ -57,8 +57,11 @@ class StallWatch:
     def __init__(self) -> None:
         self.longest = 0.0
 
-    async def run(self, bot: TaflBot) -> None:
+    async def run(self, bot: TaflBot, slow_callbacks: float | None = None) -> None:
         loop = asyncio.get_running_loop()
+        if slow_callbacks is not None:  # log every callback that holds the loop this long
+            loop.set_debug(True)
+            loop.slow_callback_duration = slow_callbacks
         await bot.wait_until_ready()
         while not bot.stopping:
             before = loop.time()
@@ -66,11 +69,11 @@ class StallWatch:
             self.longest = max(self.longest, loop.time() - before - TICK)
 
 
-async def watched(bot: TaflBot, token: str) -> StallWatch:
+async def watched(bot: TaflBot, token: str, slow_callbacks: float | None = None) -> StallWatch:
     from bot.discord.client import serve
 
     watch = StallWatch()
-    watching = asyncio.create_task(watch.run(bot))
+    watching = asyncio.create_task(watch.run(bot, slow_callbacks))
     try:
         await serve(bot, token)
     finally:
@@ -92,6 +95,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("token")
     parser.add_argument("db")
     parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
+    parser.add_argument(
+        "--slow-callbacks",
+        type=float,
+        metavar="SECONDS",
+        help="log each event loop callback that takes this long (asyncio's debug mode)",
+    )
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     discord.http.Route.BASE = f"{args.base_url}/api/v10"
@@ -100,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     bot = create_bot(
         args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time, compute=compute
     )
-    watch = asyncio.run(watched(bot, args.token))
+    watch = asyncio.run(watched(bot, args.token, args.slow_callbacks))
     draw_peak = asyncio.run(compute.drawing_worker(peak_rss_kb))
     asyncio.run(compute.close())
     print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
