@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -54,7 +53,7 @@ from bot.models import (
     utc_now,
 )
 from bot.storage import GameRow, MoveRow, Session, Store
-from engine import Move, Outcome, Piece, Reason, Side
+from engine import Move, Outcome, Reason, Side
 
 AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
 """How the AI answers offers: it allows takebacks and declines draws."""
@@ -66,7 +65,6 @@ MOVE_TIMEOUT = timedelta(hours=24)
 """How long a player may take over a move before the opponent can claim the game."""
 AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
-MAX_SUGGESTIONS = 25
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_LAST = timedelta(hours=1)
 """After a failed post, the next try waits RETRY_FIRST, doubling each time up to RETRY_LAST."""
@@ -117,8 +115,6 @@ class GameService:
         self._live = False
         """Whether a live game's clock was running at the last look (the sweep then runs
         every second)."""
-        self._ranked: dict[int, tuple[int, list[str]]] = {}
-        """Per game: the version and its legal moves, most relevant first."""
 
     # -- challenges ----------------------------------------------------------------------------
 
@@ -334,25 +330,14 @@ class GameService:
             choice = await self._think(Snapshot.of(state.game), limit)
             return await self._play(state, state.game.parse_move(str(choice)))
 
-    async def legal_moves(self, channel: Channel, player: Player, typed: str = "") -> list[str]:
-        """Up to 25 of ``player``'s legal moves starting with ``typed``, most relevant first.
-
-        Captures first, then king moves, then the rest in board order. Empty when there is no
-        game or it is not their turn. ``typed`` may be partial and in any accepted form
-        ("d1-d", "d1d4", "D1 d").
-        """
+    async def game_to_move(self, channel: Channel, player: Player) -> GameState | None:
+        """The channel's game when it is ``player``'s turn in it (None otherwise): for what the
+        player may type next."""
         state = await self.current_game(channel)
         if state is None:
-            return []
+            return None
         mover = state.player_to_move()
-        if mover is None or mover.id != player.id:
-            return []
-        cached = self._ranked.get(state.id)
-        if cached is None or cached[0] != state.version:
-            cached = (state.version, _ranked_moves(state.game))
-            self._ranked[state.id] = cached
-        matches = _typed_matcher(typed)
-        return [move for move in cached[1] if matches(move)][:MAX_SUGGESTIONS]
+        return state if mover is not None and mover.id == player.id else None
 
     async def resign(self, channel: Channel, player: Player) -> Report:
         """``player`` gives up the channel's game. NoGameHere, NotAPlayer."""
@@ -590,7 +575,6 @@ class GameService:
     def _forget(self, game_id: int) -> None:
         """Drop what this process keeps of a game; the next read reloads it from the store."""
         self._states.pop(game_id, None)
-        self._ranked.pop(game_id, None)
 
     async def _load(self, game_id: int) -> GameState | None:
         """The game as stored now: the kept state if it is of the stored version, else rebuilt."""
@@ -844,34 +828,3 @@ def _plies_to_take_back(state: GameState, player: Player) -> int:
         if ply.side in sides:
             return count
     return 0
-
-
-def _ranked_moves(game: engine.Game) -> list[str]:
-    """Every legal move: captures first (most first), then king moves, then in board order."""
-    pieces = game.pieces()
-    size = game.size
-
-    def rank(move: Move) -> tuple[int, bool, list[tuple[int, int]]]:
-        captures = len(game.captures_of(move))
-        king = pieces.get(move.origin) is Piece.KING
-        return -captures, not king, [(square % size, square // size) for square in move.path]
-
-    return [str(move) for move in sorted(game.legal_moves(), key=rank)]
-
-
-def _typed_matcher(typed: str) -> Callable[[str], bool]:
-    """Whether a move in canonical form ("d1-d4") starts with what was typed, in any form.
-
-    "d1d4", "D1 d4" and "d1-d4xd5" read as "d1-d4"; "d1-" or "d1d" never match a d11 move.
-    """
-    text = _SEPARATORS.sub("-", typed.strip().lower()).split("x")[0]
-    text = _SQUARE_END.sub(r"\1-\2", text)
-
-    def matches(move: str) -> bool:
-        return move.startswith(text)
-
-    return matches
-
-
-_SEPARATORS = re.compile(r"[\s-]+")
-_SQUARE_END = re.compile(r"(\d)([a-z])")

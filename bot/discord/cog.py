@@ -16,6 +16,7 @@ from bot.clocks import DEFAULT_TIME_CONTROL
 from bot.clocks import MAX_TEXT as MAX_TIME_CONTROL_TEXT
 from bot.discord import present
 from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, sentence
+from bot.discord.suggest import MoveSuggestions
 from bot.errors import (
     ChallengeClosed,
     NoGameHere,
@@ -89,6 +90,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
 
     def __init__(self, bot: TaflBot) -> None:
         self.bot = bot
+        self.suggestions = MoveSuggestions()
         super().__init__()
 
     @property
@@ -171,13 +173,14 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         player = self.player(interaction.user)
         channel = present.channel_of(interaction)
         try:
-            moves = await asyncio.wait_for(
-                self.service.legal_moves(channel, player, current), AUTOCOMPLETE_TIMEOUT
+            state = await asyncio.wait_for(
+                self.service.game_to_move(channel, player), AUTOCOMPLETE_TIMEOUT
             )
         except TimeoutError:
             log.warning("move suggestions for %s took too long; offered none", channel.id)
             return []
-        return [app_commands.Choice(name=m, value=m) for m in moves[:25]]
+        moves = [] if state is None else self.suggestions.of(state, current)
+        return [app_commands.Choice(name=m, value=m) for m in moves]
 
     @app_commands.command(description="Show the board of this channel's game")
     @app_commands.describe(
