@@ -134,6 +134,11 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         rival = None if opponent is None else self.player(opponent)
         if opponent is not None and opponent.bot and rival != AI_PLAYER:
             raise ServiceError(f"{opponent.display_name} is a bot; challenge me to play my AI")
+        if rival == AI_PLAYER and self.compute.ai_busy:
+            raise ServiceError(
+                f"I am thinking for {self.compute.ai_demand} games at once; challenge me again "
+                "in a few minutes (the games under way go on)"
+            )
         try:
             challenge = await self.service.challenge(
                 channel, me, rival, variant, side, time_control=time

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.compute import Compute
 from bot.discord import TaflBot
 from bot.models import AI_PLAYER, Player
 from bot.service import GameService
@@ -188,3 +189,14 @@ async def test_the_sweep_lets_the_ai_move_where_it_was_left_to_move(
         assert "Tafl AI (attackers) played" in embed_of(posted)["title"]
         await asyncio.sleep(0.2)
     assert len(boards(fake.channel.messages)) == 1
+
+
+async def test_a_crowded_ai_takes_no_new_game_and_says_so(
+    fake: FakeDiscord, run_bot: RunBot, workers: Compute, alice: User
+) -> None:
+    async with run_bot(compute=workers.shared(waiting_per_worker=0)):
+        refused = await alice.slash("tafl challenge", opponent=fake.bot_user)
+        assert refused.ephemeral and "thinking for 0 games at once" in refused.content
+    async with run_bot():
+        started = await alice.slash("tafl challenge", opponent=fake.bot_user)
+        assert not started.ephemeral and "Tafl AI" in embed_of(await started.result())["title"]
