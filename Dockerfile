@@ -28,4 +28,7 @@ USER tafl
 # the database) is under 90 s old.
 HEALTHCHECK --interval=60s --timeout=15s --start-period=60s --retries=3 CMD ["tafl", "health"]
 
+# The bot is PID 1 (exec form): `docker stop` sends it SIGTERM, and it stops gracefully (new
+# commands are told it is restarting, those under way get 5 s), well within Docker's 10 s.
+STOPSIGNAL SIGTERM
 CMD ["tafl", "bot"]

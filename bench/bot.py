@@ -15,6 +15,10 @@ answering the AI's move at once, so the AI is always thinking) while ``--games``
 people play each other in other channels; it runs once per K, with no AI games first, and
 prints both groups' latencies side by side, with the longest the bot's event loop was held up.
 
+With ``--long-game N`` it measures the end of one long game instead: a game of N plies is
+stored first, then a player resigns it through Discord; it prints how long the report (final
+board, record, replay GIF) took and the peak memory of the bot and of its image worker.
+
 With ``--db postgresql://...`` each run is made twice, on a SQLite file with one bot process and
 then on that PostgreSQL database (in a schema of its own, dropped afterwards) with
 ``--processes`` bot processes (default 2), each on its own shard, the games spread over guilds of
@@ -50,6 +54,7 @@ from bot.models import AI_PLAYER, Channel, Player  # noqa: E402
 from bot.service import GameService  # noqa: E402
 from bot.storage import is_url, open_store, shown_target  # noqa: E402
 from tests.fake_discord.bot_process import (  # noqa: E402
+    DRAW_PEAK_MARK,
     PEAK_MARK,
     STALL_MARK,
     start_bot_process,
@@ -356,12 +361,15 @@ async def run_bot_on(
     log_paths = [workdir / f"bot-{number}.log" for number in range(processes)]
     async with FakeDiscord(check_on_exit=False, timeout=30) as fake:
         guilds = guilds_by_shard(fake, processes)
+        options = ["--ai-time", str(args.ai_time)]
+        if args.slow_callbacks is not None:
+            options += ["--slow-callbacks", str(args.slow_callbacks)]
         children = []
         for number, log_path in enumerate(log_paths):
             shard = ["--shard-count", str(processes), "--shard-id", str(number)]
             with log_path.open("w") as log:
                 children.append(
-                    start_bot_process(fake, db_path, log, "--ai-time", str(args.ai_time),
+                    start_bot_process(fake, db_path, log, *options,
                                       *(shard if processes > 1 else []))
                 )  # fmt: skip
         try:
@@ -456,7 +464,79 @@ def side_by_side(runs: dict[str, Run]) -> bool:
     return within
 
 
+async def long_game(args: argparse.Namespace) -> int:
+    """A stored game of ``args.long_game`` plies between two people, resigned through Discord:
+    the time to the report and the peak memory of the bot and its image worker."""
+    from tests.fake_discord import FakeDiscord
+
+    workdir = Path(tempfile.mkdtemp(prefix="tafl-bench-"))
+    db_path = str(workdir / "bench.sqlite3")
+    log_path = workdir / "bot.log"
+    async with FakeDiscord(check_on_exit=False, timeout=60) as fake:
+        alice, bob = fake.add_user("alice"), fake.add_user("bob")
+        started = time.perf_counter()
+        await store_long_game(db_path, fake.channel.id, alice.id, bob.id, args)
+        print(f"stored a {args.long_game}-ply game in {time.perf_counter() - started:.1f} s")
+        with log_path.open("w") as log:
+            child = start_bot_process(fake, db_path, log)
+        try:
+            await fake.wait_for(lambda: "caught up" in log_path.read_text(), timeout=60)
+            to_move = alice if args.long_game % 2 == 0 else bob
+            reply = await to_move.slash("tafl resign", wait=False)
+            report = await reply.result(timeout=60)
+            seconds = asyncio.get_running_loop().time() - reply.record.created
+        finally:
+            child.send_signal(15)
+            child.wait(timeout=60)
+    lines = log_path.read_text().splitlines()
+    marks = {
+        mark: int(line.removeprefix(mark))
+        for line in lines
+        for mark in (PEAK_MARK, DRAW_PEAK_MARK)
+        if line.startswith(mark)
+    }
+    files = {f.filename: len(f.data) for f in report.files}
+    print(f"/tafl resign -> report: {seconds:.2f} s; files: {files}")
+    print(
+        f"peak memory: bot {marks.get(PEAK_MARK, 0) / 1024:.0f} MB, image worker "
+        f"{marks.get(DRAW_PEAK_MARK, 0) / 1024:.0f} MB (VmHWM)"
+    )
+    errors = [line for line in lines if "ERROR" in line]
+    for line in errors[:5]:
+        print(f"  {line}")
+    if not args.keep:
+        for path in workdir.iterdir():
+            path.unlink()
+        workdir.rmdir()
+    return 1 if errors else 0
+
+
+async def store_long_game(
+    db_path: str, channel_id: int, alice_id: int, bob_id: int, args: argparse.Namespace
+) -> None:
+    """Alice and Bob's game of ``args.long_game`` quiet random plies, its moves marked shown."""
+    store = await open_store(db_path)
+    service = GameService(store)
+    channel = Channel(f"discord:{channel_id}")
+    alice, bob = Player(f"discord:{alice_id}", "alice"), Player(f"discord:{bob_id}", "bob")
+    players = {engine.Side.ATTACKERS: alice, engine.Side.DEFENDERS: bob}
+    rng = random.Random(args.random_seed)
+    try:
+        state = await service.start_game(channel, players, args.variant)
+        for _ in range(args.long_game):
+            mover = state.player_to_move()
+            assert mover is not None
+            state = (await service.move(channel, mover, str(quiet_move(state.game, rng)))).state
+        while pending := await service.pending_announcements("discord:", limit=500):
+            for announcement, _ in pending:
+                await service.announced(announcement.game_id, announcement.kind, announcement.ply)
+    finally:
+        await store.close()
+
+
 async def bench(args: argparse.Namespace) -> int:
+    if args.long_game:
+        return await long_game(args)
     rng = random.Random(args.random_seed)
     if args.ai_games is None and args.db is not None:
         runs = {
@@ -550,6 +630,16 @@ def main() -> int:
         type=int,
         default=0,
         help="rounds of texts built to be slow to read, sent to every free-text option meanwhile",
+    )
+    parser.add_argument(
+        "--long-game", type=int, default=0, metavar="PLIES", help="measure one long game's end"
+    )
+    parser.add_argument("--variant", default="copenhagen", help="the long game's variant")
+    parser.add_argument(
+        "--slow-callbacks",
+        type=float,
+        metavar="SECONDS",
+        help="the bot logs each event loop callback that takes this long (with --keep: read it)",
     )
     parser.add_argument("--random-seed", type=int, default=1)
     parser.add_argument("--keep", action="store_true", help="keep the database and bot log")

@@ -19,6 +19,9 @@ from engine.errors import TaflError, shorten
 UNITS = {"s": 1, "m": 60, "h": 3600, "d": 86_400, "w": 604_800}
 LONGEST = timedelta(days=365)
 """The longest time a control may give (a buffer or a time per move)."""
+DEFAULT_TIME_CONTROL = "3d+12h"
+"""What a challenge plays under unless it says otherwise: three days, and half a day more for
+each move."""
 LIVE_UNDER = timedelta(hours=2)
 """A control giving less than this is a live one: players are at the board, so nobody is
 pinged, and clocks are checked to the second."""
@@ -29,6 +32,17 @@ HELP = "write a time control like 3d (per move), 5d+12h (a clock plus an increme
 
 class TimeControlError(TaflError):
     """A time control that can't be read; the message says what is expected."""
+
+
+REMINDER_BEFORE = timedelta(hours=24)
+"""How long before a fixed per-move limit the last reminder comes."""
+
+
+class Stage(StrEnum):
+    """Which turn reminder: half of the time used, or its last part."""
+
+    HALF = "half"
+    LAST = "last"
 
 
 class Kind(StrEnum):
@@ -89,10 +103,15 @@ class TimeControl:
         return f"{format_duration(self.base)} and {format_duration(self.increment)} a move"
 
     def time_left(
-        self, started_at: datetime, move_times: list[datetime], now: datetime
+        self,
+        started_at: datetime,
+        move_times: list[datetime],
+        now: datetime,
+        turn_started: datetime | None = None,
     ) -> tuple[timedelta, timedelta] | None:
         """The time each player has left at ``now``: (the first player's, the second's), the
-        player to move's running down since the last move (None without a time control).
+        player to move's running down since ``turn_started`` (default: the last move, or the
+        start; a takeback starts a turn afresh). None without a time control.
 
         A player whose clock ran out shows zero or less (the time over), also when the game
         went on past it (a move stored before the deadline always counts)."""
@@ -111,16 +130,41 @@ class TimeControl:
         to_move = len(move_times) % 2
         if self.kind is Kind.PER_MOVE:
             left[to_move] = self.base
-        left[to_move] -= now - since
+        left[to_move] -= now - (since if turn_started is None else turn_started)
         return left[0], left[1]
 
-    def deadline(self, started_at: datetime, move_times: list[datetime]) -> datetime | None:
-        """When the player to move runs out of time (None without a time control)."""
+    def deadline(
+        self,
+        started_at: datetime,
+        move_times: list[datetime],
+        turn_started: datetime | None = None,
+    ) -> datetime | None:
+        """When the player to move runs out of time, their turn having started at
+        ``turn_started`` (default: the last move, or the start). None without a time control."""
         if self.kind is Kind.NONE:
             return None
-        since = move_times[-1] if move_times else started_at
-        first, second = self.time_left(started_at, move_times, since) or (self.base, self.base)
-        return since + (first if len(move_times) % 2 == 0 else second)
+        since = turn_started or (move_times[-1] if move_times else started_at)
+        left = self.time_left(started_at, move_times, since, since)
+        assert left is not None
+        return since + left[len(move_times) % 2]
+
+    def reminder_due(
+        self, turn_started: datetime, deadline: datetime, now: datetime
+    ) -> Stage | None:
+        """The reminder a player thinking since ``turn_started`` is due at ``now``: ``LAST`` in
+        the last tenth of their time (24 h before a per-move limit of more than two days),
+        else ``HALF`` once half of it is used; None before that, and always in live games."""
+        if self.kind is Kind.NONE or self.is_live:
+            return None
+        allotted = deadline - turn_started
+        last_call = allotted / 10
+        if self.kind is Kind.PER_MOVE and allotted > 2 * REMINDER_BEFORE:
+            last_call = REMINDER_BEFORE
+        if now >= deadline - last_call:
+            return Stage.LAST
+        if now >= turn_started + allotted / 2:
+            return Stage.HALF
+        return None
 
 
 NO_CLOCK = TimeControl(Kind.NONE)

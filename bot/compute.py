@@ -33,6 +33,9 @@ AI_NICENESS = 10
 tenths of a core the two both want)."""
 MIN_THINK = 0.1
 """The least time a search is given under load, in seconds (unless asked for less)."""
+WAITING_PER_WORKER = 25
+"""Searches waiting per AI worker beyond which no new game against the AI is taken (each AI
+move then waits some WAITING_PER_WORKER x MIN_THINK seconds at most)."""
 
 T = TypeVar("T")
 
@@ -122,12 +125,15 @@ class Compute:
         ai_workers: int,
         *,
         owned: bool = True,
+        waiting_per_worker: int = WAITING_PER_WORKER,
     ) -> None:
         self._make_ai_pool = ai_pool
         self._make_draw_pool = draw_pool
         self._ai_pool = ai_pool()
         self._draw_pool = draw_pool()
         self.ai_workers = ai_workers
+        self.most_waiting = ai_workers * waiting_per_worker
+        """Searches waiting or running beyond which the AI takes on no new game."""
         self._owned = owned
         self._ai_turns: asyncio.Semaphore | None = None
         self._ai_demand = 0
@@ -153,11 +159,16 @@ class Compute:
             ai_workers,
         )
 
-    def shared(self) -> Compute:
+    def shared(self, waiting_per_worker: int = WAITING_PER_WORKER) -> Compute:
         """Another Compute on the same pools, for another event loop (the pools stay open when
         it closes): lets tests start the worker processes once."""
-        copy = Compute(lambda: self._ai_pool, lambda: self._draw_pool, self.ai_workers, owned=False)
-        return copy
+        return Compute(
+            lambda: self._ai_pool,
+            lambda: self._draw_pool,
+            self.ai_workers,
+            owned=False,
+            waiting_per_worker=waiting_per_worker,
+        )
 
     async def start(self, variant: str = engine.DEFAULT_VARIANT) -> None:
         """Start every worker and fill its caches, so that the first game waits for nothing."""
@@ -198,6 +209,11 @@ class Compute:
         """Searches waiting or running now."""
         return self._ai_demand
 
+    @property
+    def ai_busy(self) -> bool:
+        """Whether so many searches wait that the AI should take on no new game now."""
+        return self._ai_demand >= self.most_waiting
+
     async def board_png(self, view: Any, viewer: Side | None = None, theme: str = "wood") -> bytes:
         """A board (a renderer ``BoardView``) as a PNG."""
         return await self._run(self._draw_pool, _draw_board, view, viewer, theme)
@@ -206,6 +222,10 @@ class Compute:
         """Every position of the game as an animated GIF; None if it would be larger than
         ``max_bytes`` (it stops drawing as soon as it is)."""
         return await self._run(self._draw_pool, _draw_replay, snapshot, max_bytes)
+
+    async def drawing_worker(self, work: Callable[[], T]) -> T:
+        """``work()`` run in the image worker (for measurements of the worker itself)."""
+        return await self._run(self._draw_pool, work)
 
     async def _run(self, pool: Executor, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in ``pool``; a pool whose process died is started again, once."""

@@ -7,8 +7,12 @@ through the service as they are; those and these are all ``engine.TaflError``.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import TYPE_CHECKING
 
 from engine.errors import TaflError
+
+if TYPE_CHECKING:
+    from bot.models import Report
 
 
 class ServiceError(TaflError):
@@ -86,3 +90,14 @@ class TooEarly(ServiceError):
     def __init__(self, message: str | None = None, left: timedelta = timedelta(0)) -> None:
         super().__init__(message)
         self.left = left
+
+
+class TimeUp(ServiceError):
+    """A move came after the mover's time ran out: the game has ended on time instead;
+    ``report`` tells how it ended."""
+
+    default = "your time ran out before that move: the game is over"
+
+    def __init__(self, report: Report, message: str | None = None) -> None:
+        super().__init__(message)
+        self.report = report

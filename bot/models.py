@@ -10,6 +10,7 @@ from datetime import UTC, datetime, timedelta
 from enum import StrEnum
 
 import engine
+from bot.clocks import NO_CLOCK, Stage, TimeControl
 from engine import Ply, Reason, Side
 
 
@@ -72,6 +73,8 @@ class Challenge:
     expires_at: datetime
     game_id: int | None
     message_ref: str | None
+    time_control: str = "none"
+    """The time control the game will be played under, as written (``"3d+12h"``)."""
 
 
 class GameStatus(StrEnum):
@@ -97,6 +100,24 @@ class GameState:
     game: engine.Game
     move_times: list[datetime] = field(default_factory=list)
     """When each ply of ``game.history`` was played."""
+    time_control: TimeControl = NO_CLOCK
+
+    def time_left(self, now: datetime) -> dict[Side, timedelta] | None:
+        """Each side's time left at ``now`` (the player to move's running); None without a
+        time control."""
+        left = self.time_control.time_left(self.created_at, self.move_times, now, self.updated_at)
+        if left is None:
+            return None
+        first = self.game.rules.first
+        return {first: left[0], first.opponent: left[1]}
+
+    def deadline(self) -> datetime | None:
+        """When the player to move runs out of time; None when no clock runs (no time
+        control, the game over, or the AI to move: it never runs out of time)."""
+        mover = self.player_to_move()
+        if mover is None or mover.is_ai:
+            return None
+        return self.time_control.deadline(self.created_at, self.move_times, self.updated_at)
 
     def player_to_move(self) -> Player | None:
         """Whose turn it is; None once the game is over."""
@@ -255,6 +276,16 @@ def format_duration(duration: timedelta) -> str:
 
 def _count(n: int, singular: str, plural: str | None = None) -> str:
     return f"{n} {singular if n == 1 else plural or singular + 's'}"
+
+
+@dataclass(frozen=True, slots=True)
+class Reminder:
+    """A turn reminder due: ``player`` has ``left`` to make their move in ``state``."""
+
+    state: GameState
+    player: Player
+    stage: Stage
+    left: timedelta
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,18 +8,19 @@ from __future__ import annotations
 
 import asyncio
 import random
-import re
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 import engine
+from bot.clocks import DEFAULT_TIME_CONTROL, Kind, Stage, TimeControl
 from bot.compute import Snapshot
 from bot.errors import (
     ChallengeClosed,
     ChallengeNotFound,
     ChannelBusy,
+    MoveConflict,
     NoGameHere,
     NotAPlayer,
     NotForYou,
@@ -27,6 +28,7 @@ from bot.errors import (
     OfferClosed,
     OfferNotFound,
     ServiceError,
+    TimeUp,
     TooEarly,
 )
 from bot.models import (
@@ -44,13 +46,14 @@ from bot.models import (
     OfferKind,
     OfferStatus,
     Player,
+    Reminder,
     Report,
     build_report,
     format_duration,
     utc_now,
 )
 from bot.storage import GameRow, MoveRow, Session, Store
-from engine import Move, Outcome, Piece, Reason, Side
+from engine import Move, Outcome, Reason, Side
 
 AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
 """How the AI answers offers: it allows takebacks and declines draws."""
@@ -62,7 +65,6 @@ MOVE_TIMEOUT = timedelta(hours=24)
 """How long a player may take over a move before the opponent can claim the game."""
 AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
-MAX_SUGGESTIONS = 25
 EVENT_MEMORY = timedelta(days=1)
 """How long a claimed event is remembered: far longer than any event is delivered again."""
 RETRY_FIRST = timedelta(minutes=1)
@@ -112,8 +114,9 @@ class GameService:
         """Active games by id, as last loaded or played."""
         self._locks: dict[int, asyncio.Lock] = {}
         """One lock per active game: its changes are made one at a time in this process."""
-        self._ranked: dict[int, tuple[int, list[str]]] = {}
-        """Per game: the version and its legal moves, most relevant first."""
+        self._live = False
+        """Whether a live game's clock was running at the last look (the sweep then runs
+        every second)."""
 
     # -- challenges ----------------------------------------------------------------------------
 
@@ -122,15 +125,19 @@ class GameService:
         channel: Channel,
         challenger: Player,
         opponent: Player | None = None,
-        variant: str = "copenhagen",
+        variant: str = engine.DEFAULT_VARIANT,
         side: str = RANDOM_SIDE,
         ttl: timedelta = CHALLENGE_TTL,
+        time_control: str = DEFAULT_TIME_CONTROL,
     ) -> Challenge:
-        """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept.
+        """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept;
+        ``time_control`` as players write it (``"3d+12h"``, ``"none"``).
 
         ChannelBusy if a game is being played there; UnknownVariantError or RulesError for a
-        variant that can't be played; ServiceError for an unknown side or a challenge to oneself.
+        variant that can't be played; TimeControlError for a time control that can't be read;
+        ServiceError for an unknown side or a challenge to oneself.
         """
+        control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
         side = _side_wish(game, side)
         if opponent is not None and opponent.id == challenger.id:
@@ -142,8 +149,9 @@ class GameService:
             if await db.active_game_id(channel) is not None:
                 raise ChannelBusy
             return await db.insert_challenge(
-                channel, challenger, opponent, game.rules_string, side, now, now + ttl
-            )
+                channel, challenger, opponent, game.rules_string, side, now, now + ttl,
+                str(control),
+            )  # fmt: skip
 
     async def accept(self, challenge_id: int, player: Player) -> GameState:
         """Accept a challenge and start its game (sides drawn at random if asked).
@@ -160,9 +168,11 @@ class GameService:
                 raise NotForYou(f"this challenge is for {challenge.opponent.name}")
             game = engine.new_game(challenge.variant)
             players = self._seat(game, challenge.challenger, player, challenge.side)
+            control = TimeControl.parse(challenge.time_control)
             game_id = await db.insert_game(
-                challenge.channel, game.variant, game.rules_string, players, now
-            )
+                challenge.channel, game.variant, game.rules_string, players, now,
+                str(control), _first_deadline(control, players[game.rules.first], now),
+            )  # fmt: skip
             if not await db.close_challenge(
                 challenge_id, ChallengeStatus.ACCEPTED, player, game_id
             ):
@@ -244,9 +254,15 @@ class GameService:
     # -- games ---------------------------------------------------------------------------------
 
     async def start_game(
-        self, channel: Channel, players: dict[Side, Player], variant: str = "copenhagen"
+        self,
+        channel: Channel,
+        players: dict[Side, Player],
+        variant: str = engine.DEFAULT_VARIANT,
+        time_control: str = "none",
     ) -> GameState:
-        """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides."""
+        """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides;
+        TimeControlError for a time control that can't be read."""
+        control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
@@ -256,8 +272,9 @@ class GameService:
         now = self._clock()
         async with self._store.transaction() as db:
             game_id = await db.insert_game(
-                channel, game.variant, game.rules_string, _by_side(first, players), now
-            )
+                channel, game.variant, game.rules_string, _by_side(first, players), now,
+                str(control), _first_deadline(control, players[first], now),
+            )  # fmt: skip
         return await self.get_game(game_id)
 
     async def current_game(self, channel: Channel) -> GameState | None:
@@ -292,11 +309,18 @@ class GameService:
         """Play ``text`` for ``player`` in the channel's game.
 
         NoGameHere, NotAPlayer, NotYourTurn, the engine's NotationError / IllegalMoveError /
-        AmbiguousMoveError, MoveConflict (someone else changed the game at the same moment).
+        AmbiguousMoveError, MoveConflict (someone else changed the game at the same moment);
+        TimeUp when the player's time ran out first (the game then ends on time).
         """
         async with self._game_in(channel) as state:
             _check_turn(state, player)
-            return await self._play(state, state.game.parse_move(text))
+            move = state.game.parse_move(text)
+            deadline = state.deadline()
+            if deadline is not None and self._clock() > deadline:
+                report = await self._end(state, Outcome(state.game.turn.opponent, Reason.TIMEOUT))
+                raise TimeUp(report, f"your time ran out {_ago(self._clock() - deadline)}: "
+                                     f"{report.result}")  # fmt: skip
+            return await self._play(state, move)
 
     async def ai_move(self, channel: Channel, time_limit: float | None = None) -> MoveResult:
         """Let the AI play its move (thinking off the event loop). NoGameHere, NotYourTurn."""
@@ -308,25 +332,14 @@ class GameService:
             choice = await self._think(Snapshot.of(state.game), limit)
             return await self._play(state, state.game.parse_move(str(choice)))
 
-    async def legal_moves(self, channel: Channel, player: Player, typed: str = "") -> list[str]:
-        """Up to 25 of ``player``'s legal moves starting with ``typed``, most relevant first.
-
-        Captures first, then king moves, then the rest in board order. Empty when there is no
-        game or it is not their turn. ``typed`` may be partial and in any accepted form
-        ("d1-d", "d1d4", "D1 d").
-        """
+    async def game_to_move(self, channel: Channel, player: Player) -> GameState | None:
+        """The channel's game when it is ``player``'s turn in it (None otherwise): for what the
+        player may type next."""
         state = await self.current_game(channel)
         if state is None:
-            return []
+            return None
         mover = state.player_to_move()
-        if mover is None or mover.id != player.id:
-            return []
-        cached = self._ranked.get(state.id)
-        if cached is None or cached[0] != state.version:
-            cached = (state.version, _ranked_moves(state.game))
-            self._ranked[state.id] = cached
-        matches = _typed_matcher(typed)
-        return [move for move in cached[1] if matches(move)][:MAX_SUGGESTIONS]
+        return state if mover is not None and mover.id == player.id else None
 
     async def resign(self, channel: Channel, player: Player) -> Report:
         """``player`` gives up the channel's game. NoGameHere, NotAPlayer."""
@@ -359,6 +372,11 @@ class GameService:
                 raise ServiceError("it is your turn: there is nothing to claim; play a move")
             if mover.is_ai:
                 raise ServiceError(f"{mover.name} always moves: there is nothing to claim")
+            if state.time_control.kind is not Kind.NONE:
+                raise ServiceError(
+                    f"this game is played with a clock ({state.time_control.describe()}): it "
+                    f"ends by itself when {mover.name} runs out of time"
+                )
             waited = self._clock() - state.updated_at
             if waited < self._move_timeout:
                 left = self._move_timeout - waited
@@ -369,6 +387,63 @@ class GameService:
                     left,
                 )
             return await self._end(state, Outcome(state.game.turn.opponent, Reason.TIMEOUT))
+
+    # -- clocks ------------------------------------------------------------------------------------
+
+    async def time_out_games(self) -> list[tuple[GameState, Report]]:
+        """End every game whose player to move has run out of time (reason ``timeout``); the
+        games and their reports. A move stored before the deadline always counts: a game is
+        read again under its lock, and ended only if its deadline is still past."""
+        now = self._clock()
+        async with self._store.reading() as db:
+            due = await db.running_clocks(due_by=now)
+        ended = []
+        for row in due:
+            async with self._lock(row.game_id):
+                state = await self._load(row.game_id)
+                if state is None or state.status is not GameStatus.ACTIVE:
+                    continue
+                deadline = state.deadline()
+                if deadline is None or deadline >= now:  # a move at the deadline still counts
+                    continue
+                try:
+                    outcome = Outcome(state.game.turn.opponent, Reason.TIMEOUT)
+                    ended.append((state, await self._end(state, outcome)))
+                except MoveConflict:  # a move (in another process) came first
+                    continue
+        return ended
+
+    async def due_reminders(self) -> list[Reminder]:
+        """The turn reminders due now, each recorded as sent (so it is returned once only,
+        across restarts and processes): half of the player's time used, then its last part.
+        None in live games, nor to the AI."""
+        now = self._clock()
+        async with self._store.reading() as db:
+            clocks = await db.running_clocks()
+        self._live = any(TimeControl.parse(row.time_control).is_live for row in clocks)
+        due = []
+        for row in clocks:
+            control = TimeControl.parse(row.time_control)
+            stage = control.reminder_due(row.turn_started_at, row.deadline, now)
+            if stage is None:
+                continue
+            async with self._store.transaction() as db:
+                fresh = await db.record_reminder(row.game_id, row.plies, str(stage), now)
+                if stage is Stage.LAST:  # a half-time reminder would come too late now
+                    await db.record_reminder(row.game_id, row.plies, str(Stage.HALF), now)
+            if not fresh:
+                continue
+            state = await self._load(row.game_id)
+            mover = None if state is None else state.player_to_move()
+            if state is None or mover is None or len(state.game.history) != row.plies:
+                continue
+            due.append(Reminder(state, mover, stage, row.deadline - now))
+        return due
+
+    @property
+    def has_live_games(self) -> bool:
+        """Whether a live game (a clock under two hours) was running at the last look."""
+        return self._live
 
     # -- offers --------------------------------------------------------------------------------
 
@@ -519,7 +594,6 @@ class GameService:
     def _forget(self, game_id: int) -> None:
         """Drop what this process keeps of a game; the next read reloads it from the store."""
         self._states.pop(game_id, None)
-        self._ranked.pop(game_id, None)
 
     async def _load(self, game_id: int) -> GameState | None:
         """The game as stored now: the kept state if it is of the stored version, else rebuilt."""
@@ -577,6 +651,10 @@ class GameService:
         try:
             async with self._change(state, now) as db:
                 await db.insert_move(state.id, plies, ply, now)
+                if outcome is None:
+                    times = [*state.move_times, now]
+                    deadline = _deadline_after(state, times, state.game.turn, now)
+                    await db.set_deadline(state.id, deadline)
                 await db.insert_announcement(state.id, AnnouncementKind.MOVE, plies, now)
                 if outcome is not None:
                     await db.finish_game(state.id, outcome, now)
@@ -608,10 +686,14 @@ class GameService:
         """Take back plies as the accepted undo ``offer`` asks."""
         count = _plies_to_take_back(state, offer.by)
         keep = len(state.game.history) - count
-        async with self._change(state, self._clock()) as db:
+        to_move = state.game.history[keep].side  # whose ply goes back first moves again
+        now = self._clock()
+        async with self._change(state, now) as db:
             await _close_offer(db, offer, OfferStatus.ACCEPTED)
             await db.delete_moves_after(state.id, keep)
             await db.drop_announcements_after(state.id, keep)
+            deadline = _deadline_after(state, state.move_times[:keep], to_move, now)
+            await db.set_deadline(state.id, deadline)
         for _ in range(count):
             state.game.undo()
         del state.move_times[keep:]
@@ -645,6 +727,7 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         finished_at=row.finished_at,
         game=game,
         move_times=[stored.played_at for stored in moves],
+        time_control=TimeControl.parse(row.time_control),
     )
 
 
@@ -728,6 +811,28 @@ def _open_offer(offer: Offer) -> Offer:
     return offer
 
 
+def _deadline_after(
+    state: GameState, move_times: list[datetime], to_move: Side, turn_started: datetime
+) -> datetime | None:
+    """When ``to_move`` runs out of time once ``state`` has these move times, their turn
+    starting at ``turn_started`` (None: no clock, or the AI to move)."""
+    mover = state.players.get(to_move)
+    if mover is None or mover.is_ai:
+        return None
+    return state.time_control.deadline(state.created_at, move_times, turn_started)
+
+
+def _first_deadline(control: TimeControl, first: Player, now: datetime) -> datetime | None:
+    """When the first player's time runs out in a game starting ``now`` (None: no clock, or
+    the AI moves first)."""
+    return None if first.is_ai else control.deadline(now, [], now)
+
+
+def _ago(late: timedelta) -> str:
+    """``"3 min 02 s ago"``."""
+    return f"{format_duration(late)} ago"
+
+
 async def _close_offer(db: Session, offer: Offer, status: OfferStatus) -> None:
     """Answer the offer in the store; OfferClosed if it was answered elsewhere meanwhile."""
     if not await db.close_offer(offer.id, status):
@@ -742,34 +847,3 @@ def _plies_to_take_back(state: GameState, player: Player) -> int:
         if ply.side in sides:
             return count
     return 0
-
-
-def _ranked_moves(game: engine.Game) -> list[str]:
-    """Every legal move: captures first (most first), then king moves, then in board order."""
-    pieces = game.pieces()
-    size = game.size
-
-    def rank(move: Move) -> tuple[int, bool, list[tuple[int, int]]]:
-        captures = len(game.captures_of(move))
-        king = pieces.get(move.origin) is Piece.KING
-        return -captures, not king, [(square % size, square // size) for square in move.path]
-
-    return [str(move) for move in sorted(game.legal_moves(), key=rank)]
-
-
-def _typed_matcher(typed: str) -> Callable[[str], bool]:
-    """Whether a move in canonical form ("d1-d4") starts with what was typed, in any form.
-
-    "d1d4", "D1 d4" and "d1-d4xd5" read as "d1-d4"; "d1-" or "d1d" never match a d11 move.
-    """
-    text = _SEPARATORS.sub("-", typed.strip().lower()).split("x")[0]
-    text = _SQUARE_END.sub(r"\1-\2", text)
-
-    def matches(move: str) -> bool:
-        return move.startswith(text)
-
-    return matches
-
-
-_SEPARATORS = re.compile(r"[\s-]+")
-_SQUARE_END = re.compile(r"(\d)([a-z])")

@@ -128,3 +128,9 @@ def test_the_image_command_without_a_token_explains_and_exits_2(
     assert main(json.loads(cmd)[1:]) == 2
     err = capsys.readouterr().err
     assert config.TOKEN_VAR in err and len(err.strip().splitlines()) == 1
+
+
+def test_the_bot_runs_as_pid_1_and_gets_sigterm_to_stop_gracefully() -> None:
+    (command,) = values("CMD")
+    assert json.loads(command) == ["tafl", "bot"]  # exec form: no shell in between
+    assert values("STOPSIGNAL") == ["SIGTERM"]

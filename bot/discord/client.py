@@ -28,8 +28,10 @@ from bot.storage import DatabaseOwner, Store, db_target, is_url, open_store
 
 log = logging.getLogger(__name__)
 
-SWEEP_INTERVAL = 60.0
-"""Seconds between two sweeps (expired challenges, posts still pending)."""
+SWEEP_SECONDS = 60.0
+"""Seconds between two sweeps (clocks, reminders, expired challenges, posts still pending)."""
+LIVE_SWEEP = 1.0
+"""Seconds between two sweeps while a live game (a clock under two hours) is running."""
 SETTLED = timedelta(seconds=30)
 """How old a pending post, or an AI turn, must be before a sweep takes it up (younger ones are
 the business of the interaction that made them)."""
@@ -68,8 +70,9 @@ class TaflBot(commands.AutoShardedBot):
     or a PostgreSQL URL).
 
     ``sync`` publishes the slash commands at start-up (to ``sync_guild`` only, if given);
-    ``clock`` is the service's clock; ``sweep_interval`` the seconds between two sweeps
-    (expired challenges, pending posts); ``ai_time_limit`` the AI's seconds per move;
+    ``clock`` is the service's clock, used for every time the bot reads; ``sweep_seconds``
+    the seconds between two sweeps (clocks, reminders, expired challenges, pending posts; at
+    most LIVE_SWEEP while a live game runs); ``ai_time_limit`` the AI's seconds per move;
     ``move_timeout`` how long a player may take over a move before the opponent can claim the
     game; ``answer_budget`` the seconds an interaction may wait before it is deferred;
     ``compute`` the worker pools for the AI and images (default: new worker processes, stopped
@@ -87,7 +90,7 @@ class TaflBot(commands.AutoShardedBot):
         sync: bool = False,
         sync_guild: int | None = None,
         clock: Callable[[], datetime] = utc_now,
-        sweep_interval: float = SWEEP_INTERVAL,
+        sweep_seconds: float = SWEEP_SECONDS,
         ai_time_limit: float = AI_TIME_LIMIT,
         move_timeout: timedelta = MOVE_TIMEOUT,
         answer_budget: float = ANSWER_BUDGET,
@@ -107,7 +110,7 @@ class TaflBot(commands.AutoShardedBot):
         self.sync_commands = sync
         self.sync_guild = sync_guild
         self.clock = clock
-        self.sweep_interval = sweep_interval
+        self.sweep_seconds = sweep_seconds
         self.ai_time_limit = ai_time_limit
         self.move_timeout = move_timeout
         self.answer_budget = answer_budget
@@ -249,23 +252,28 @@ class TaflBot(commands.AutoShardedBot):
 
     async def _sweep_forever(self) -> None:
         while True:
-            await asyncio.sleep(self.sweep_interval)
+            live = self._service is not None and self._service.has_live_games
+            await asyncio.sleep(min(self.sweep_seconds, LIVE_SWEEP) if live else self.sweep_seconds)
             try:
                 await self.sweep()
             except Exception:
                 log.exception("the sweep failed; trying again later")
 
     async def sweep(self) -> bool:
-        """Expire overdue challenges; post what is still pending (a refused post, say); let
-        the AI move where it has been left to move (a failed search, say). Done by one process
-        at a time of those sharing the database; False if another was doing it."""
+        """End the games whose time ran out and send the turn reminders due; expire overdue
+        challenges; post what is still pending (a refused post, say); let the AI move where it
+        has been left to move (a failed search, say). Done by one process at a time of those
+        sharing the database; False if another was doing it."""
         assert self._store is not None
         async with self._store.leading(BACKGROUND_JOB) as leading:
             if not leading:
                 return False
+            cog = self.get_cog("TaflCog")
+            if isinstance(cog, TaflCog):
+                await cog.end_timed_out_games()
+                await cog.send_reminders()
             await self.sweep_challenges()
             await self.service.forget_events()
-            cog = self.get_cog("TaflCog")
             if isinstance(cog, TaflCog):
                 await cog.post_pending(SETTLED)
                 await cog.resume_ai_games(SETTLED)

@@ -12,9 +12,19 @@ from discord import app_commands
 from discord.ext import commands
 
 import engine
+from bot.clocks import DEFAULT_TIME_CONTROL
+from bot.clocks import MAX_TEXT as MAX_TIME_CONTROL_TEXT
 from bot.discord import present
-from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply
-from bot.errors import ChallengeClosed, NoGameHere, NotYourTurn, OfferClosed, ServiceError
+from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, sentence
+from bot.discord.suggest import MoveSuggestions
+from bot.errors import (
+    ChallengeClosed,
+    NoGameHere,
+    NotYourTurn,
+    OfferClosed,
+    ServiceError,
+    TimeUp,
+)
 from bot.models import (
     AI_PLAYER,
     RANDOM_SIDE,
@@ -80,6 +90,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
 
     def __init__(self, bot: TaflBot) -> None:
         self.bot = bot
+        self.suggestions = MoveSuggestions()
         super().__init__()
 
     @property
@@ -102,6 +113,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         variant="Which tafl game (default Copenhagen)",
         side="The side you want to play (default random)",
         rules="A custom variant as an OpenTafl rules string (dim:9 esc:e ... start:/.../)",
+        time="Time: 3d (per move), 5d+12h (a clock and an increment), 10m+5s (live), or none "
+        "(default 3d+12h)",
     )
     @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES)
     async def challenge(
@@ -111,6 +124,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         variant: str = engine.DEFAULT_VARIANT,
         side: str = RANDOM_SIDE,
         rules: app_commands.Range[str, 1, MAX_RULES_LENGTH] | None = None,
+        time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] = DEFAULT_TIME_CONTROL,
     ) -> None:
         if rules is not None:
             variant = rules
@@ -120,13 +134,20 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         rival = None if opponent is None else self.player(opponent)
         if opponent is not None and opponent.bot and rival != AI_PLAYER:
             raise ServiceError(f"{opponent.display_name} is a bot; challenge me to play my AI")
+        if rival == AI_PLAYER and self.compute.ai_busy:
+            raise ServiceError(
+                f"I am thinking for {self.compute.ai_demand} games at once; challenge me again "
+                "in a few minutes (the games under way go on)"
+            )
         try:
-            challenge = await self.service.challenge(channel, me, rival, variant, side)
+            challenge = await self.service.challenge(
+                channel, me, rival, variant, side, time_control=time
+            )
         except engine.RulesError as error:
             raise ServiceError(f"those rules can't be played: {error}") from error
         if rival == AI_PLAYER:
             state = await self.service.accept(challenge.id, AI_PLAYER)
-            await reply.send(await present.start_message(self.compute, state))
+            await reply.send(await present.start_message(self.compute, state, self.bot.clock()))
             await self.play_ai(reply, state)
             return
         message_id = await reply.send(present.challenge_message(challenge))
@@ -142,7 +163,12 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     ) -> None:
         reply = Reply.of(interaction)
         player = self.player(interaction.user)
-        result = await self.service.move(present.channel_of(interaction), player, move)
+        try:
+            result = await self.service.move(present.channel_of(interaction), player, move)
+        except TimeUp as late:
+            await reply.send(Outgoing(content=sentence(str(late))), ephemeral=True)
+            await self.announce_end(reply, late.report)
+            return
         await self.announce_move(reply, result)
 
     @move.autocomplete("move")
@@ -152,13 +178,14 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         player = self.player(interaction.user)
         channel = present.channel_of(interaction)
         try:
-            moves = await asyncio.wait_for(
-                self.service.legal_moves(channel, player, current), AUTOCOMPLETE_TIMEOUT
+            state = await asyncio.wait_for(
+                self.service.game_to_move(channel, player), AUTOCOMPLETE_TIMEOUT
             )
         except TimeoutError:
             log.warning("move suggestions for %s took too long; offered none", channel.id)
             return []
-        return [app_commands.Choice(name=m, value=m) for m in moves[:25]]
+        moves = [] if state is None else self.suggestions.of(state, current)
+        return [app_commands.Choice(name=m, value=m) for m in moves]
 
     @app_commands.command(description="Show the board of this channel's game")
     @app_commands.describe(
@@ -179,7 +206,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         last = state.game.history[-1] if state.game.history else None
         title = f"After {last.notation}" if last is not None else "Start position"
         message = await present.board_message(
-            self.compute, state, title, piece=piece, viewer=view, theme=theme
+            self.compute, state, title, piece=piece, viewer=view, theme=theme, now=self.bot.clock()
         )
         await reply.send(message)
 
@@ -240,7 +267,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise
         await self.show_challenge(reply, challenge_id)
         if state is not None:
-            await reply.send(await present.start_message(self.compute, state))
+            await reply.send(await present.start_message(self.compute, state, self.bot.clock()))
             await self.play_ai(reply, state)
 
     async def answer_challenge(
@@ -303,7 +330,11 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if report is not None:
             await self.announce_end(reply, report, state)
         elif offer.kind is OfferKind.UNDO and offer.status is OfferStatus.ACCEPTED:
-            await reply.send(await present.board_message(self.compute, state, "Move taken back"))
+            await reply.send(
+                await present.board_message(
+                    self.compute, state, "Move taken back", now=self.bot.clock()
+                )
+            )
 
     async def announce_move(self, poster: Poster, result: MoveResult) -> None:
         """The board after a move; then the end of the game, or the AI's answer."""
@@ -311,7 +342,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             poster,
             Announcement(result.state.id, AnnouncementKind.MOVE, result.number, utc_now()),
             result.state,
-            await present.move_message(self.compute, result),
+            await present.move_message(self.compute, result, self.bot.clock()),
         )
         if result.report is not None:
             await self.announce_end(poster, result.report, result.state)
@@ -370,7 +401,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             if announcement.kind is AnnouncementKind.MOVE:
                 ply = state.game.history[announcement.ply - 1]
                 result = MoveResult(state, ply, None, announcement.ply)
-                message = await present.move_message(self.compute, result)
+                message = await present.move_message(self.compute, result, self.bot.clock())
             else:
                 report = build_report(state)
                 message = await present.report_message(
@@ -422,6 +453,32 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 await user.send(**Outgoing(content=text).send_kwargs())
             except discord.HTTPException:
                 log.warning("could not send a direct message to %s", player.id)
+
+    async def end_timed_out_games(self) -> int:
+        """End the games whose player to move ran out of time, and post their reports."""
+        ended = 0
+        for state, report in await self.service.time_out_games():
+            channel_id = present.discord_id(state.channel.id)
+            if channel_id is not None:
+                poster = ChannelPost(self.bot.get_partial_messageable(channel_id))
+                await self.announce_end(poster, report, state)
+                ended += 1
+        return ended
+
+    async def send_reminders(self) -> int:
+        """Ping each player whose time to move is half used, or nearly up (once each)."""
+        sent = 0
+        for reminder in await self.service.due_reminders():
+            channel_id = present.discord_id(reminder.state.channel.id)
+            if channel_id is None:
+                continue
+            channel = self.bot.get_partial_messageable(channel_id)
+            try:
+                await ChannelPost(channel).send(Outgoing(content=present.reminder_text(reminder)))
+                sent += 1
+            except discord.HTTPException:
+                log.warning("could not remind %s in channel %s", reminder.player.id, channel_id)
+        return sent
 
     async def resume_ai_games(self, idle: timedelta = timedelta(0)) -> int:
         """Play the AI's turn in every game that has waited for it for ``idle`` or longer (a

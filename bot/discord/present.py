@@ -6,10 +6,12 @@ Images are drawn by the bot's worker processes (``bot.compute``): the event loop
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 import discord
 
 import engine
+from bot.clocks import Stage, format_left
 from bot.compute import Compute, Snapshot
 from bot.discord.replies import Outgoing
 from bot.discord.views import challenge_view, offer_view
@@ -26,6 +28,7 @@ from bot.models import (
     OfferKind,
     OfferStatus,
     Player,
+    Reminder,
     Report,
     format_duration,
     numbered_moves,
@@ -157,8 +160,10 @@ async def board_message(
     piece: str | None = None,
     viewer: Side | str | None = None,
     theme: str = WOOD.name,
+    now: datetime | None = None,
 ) -> Outgoing:
-    """The board, a title and a caption (last move, captures, turn); pings the player to move.
+    """The board, a title and a caption (last move, captures, turn, the clocks at ``now``);
+    pings the player to move.
 
     ``piece`` (a square) marks that piece's legal moves; ``viewer`` is the side seen at the
     bottom (one of the game's); ``theme`` one of the renderer's THEMES. ServiceError for a bad
@@ -174,11 +179,39 @@ async def board_message(
     if to_move is not None:
         content = f"{mention(to_move)}, your move ({game.turn})."
     lines = [caption(game)]
+    clocks = None if now is None else clock_line(state, now)
+    if clocks:
+        lines.append(clocks)
     if view.selected is not None:
         lines.append(_moves_line(game, view.selected, view.targets))
     embed = _footer(_with_board(_embed(title, "\n".join(lines))), state)
     png = await board_png(compute, view, viewer=side, theme=theme)
     return Outgoing(content=content, embed=embed, files=((BOARD_FILE, png),))
+
+
+def clock_line(state: GameState, now: datetime) -> str | None:
+    """``"⏱ 3d+12h · Alice: 4d 3h left · Bob: 3d 12h left"`` (the AI has no clock); None
+    without a time control."""
+    left = state.time_left(now)
+    if left is None:
+        return None
+    parts = [f"⏱ {state.time_control}"]
+    for side, player in state.players.items():
+        if not player.is_ai:
+            running = " (running)" if state.player_to_move() == player else ""
+            parts.append(f"{player.name}: {format_left(left[side])} left{running}")
+    return " · ".join(parts)
+
+
+def reminder_text(reminder: Reminder) -> str:
+    """The ping that reminds a player of their move."""
+    state = reminder.state
+    left = format_left(reminder.left)
+    urgency = "only " if reminder.stage is Stage.LAST else ""
+    return (
+        f"{mention(reminder.player)}, it is your move in game #{state.id} "
+        f"({state.game.rules.name}): {urgency}{left} left."
+    )
 
 
 def _viewing_side(state: GameState, viewer: Side | str) -> Side:
@@ -204,18 +237,23 @@ def _moves_line(game: engine.Game, square: int, targets: frozenset[int]) -> str:
     return f"The piece on {name} has no move now."
 
 
-async def start_message(compute: Compute, state: GameState) -> Outgoing:
-    """The first board of a new game."""
+async def start_message(
+    compute: Compute, state: GameState, now: datetime | None = None
+) -> Outgoing:
+    """The first board of a new game (with the clocks at ``now``)."""
     sides = " vs ".join(_playing(state, side) for side in state.players)
-    return await board_message(compute, state, f"{state.game.rules.name}: {sides}")
+    return await board_message(compute, state, f"{state.game.rules.name}: {sides}", now=now)
 
 
-async def move_message(compute: Compute, result: MoveResult) -> Outgoing:
-    """The board after a move: the move, what it captured, whose turn it is."""
+async def move_message(
+    compute: Compute, result: MoveResult, now: datetime | None = None
+) -> Outgoing:
+    """The board after a move: the move, what it captured, whose turn it is, the clocks."""
     ply = result.ply
     mover = result.state.players.get(ply.side)
     who = mover.name if mover is not None else side_name(ply.side)
-    return await board_message(compute, result.state, f"{who} ({ply.side}) played {ply.notation}")
+    title = f"{who} ({ply.side}) played {ply.notation}"
+    return await board_message(compute, result.state, title, now=now)
 
 
 async def report_message(

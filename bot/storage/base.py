@@ -62,6 +62,20 @@ class GameRow:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+    time_control: str = "none"
+    """As written: ``none``, ``3d``, ``5d+12h``."""
+
+
+@dataclass(frozen=True, slots=True)
+class ClockRow:
+    """An active game whose clock runs: what the sweep needs to time it out or remind."""
+
+    game_id: int
+    time_control: str
+    turn_started_at: datetime
+    """When the player to move started thinking (the last move, takeback, or the start)."""
+    deadline: datetime
+    plies: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +210,8 @@ class Session(ABC):
         rules_string: str,
         players: dict[Side, Player],
         now: datetime,
+        time_control: str = "none",
+        deadline: datetime | None = None,
     ) -> int:
         """A new active game; ChannelBusy if the channel already has one."""
         stamp = self._time(now)
@@ -203,10 +219,11 @@ class Session(ABC):
             raise ChannelBusy
         try:
             row = await self._row(
-                "INSERT INTO games (guild, channel, variant, rules_string, created_at, updated_at)"
-                " VALUES (?, ?, ?, ?, ?, ?) RETURNING id",
-                (channel.guild, channel.id, variant, rules_string, stamp, stamp),
-            )
+                "INSERT INTO games (guild, channel, variant, rules_string, created_at, updated_at,"
+                " time_control, runs_out_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                (channel.guild, channel.id, variant, rules_string, stamp, stamp, time_control,
+                 None if deadline is None else self._time(deadline)),
+            )  # fmt: skip
         except self.integrity_error:
             raise ChannelBusy from None
         assert row is not None
@@ -257,7 +274,46 @@ class Session(ABC):
             created_at=read_time(row["created_at"]),
             updated_at=read_time(row["updated_at"]),
             finished_at=_time_or_none(row["finished_at"]),
+            time_control=row["time_control"],
         )
+
+    async def set_deadline(self, game_id: int, deadline: datetime | None) -> None:
+        """When the player to move runs out of time (None: no clock runs now)."""
+        await self._execute(
+            "UPDATE games SET runs_out_at = ? WHERE id = ?",
+            (None if deadline is None else self._time(deadline), game_id),
+        )
+
+    async def running_clocks(self, due_by: datetime | None = None) -> list[ClockRow]:
+        """The active games whose clock runs (only those out of time at ``due_by``, if given),
+        soonest deadline first."""
+        rows = await self._rows(
+            "SELECT id, time_control, updated_at, runs_out_at,"
+            " (SELECT count(*) FROM moves WHERE moves.game_id = games.id) AS plies"
+            " FROM games WHERE status = 'active' AND runs_out_at IS NOT NULL"
+            " AND (CAST(? AS TEXT) IS NULL OR runs_out_at <= ?) ORDER BY runs_out_at, id",
+            (None if due_by is None else "due",
+             None if due_by is None else self._time(due_by)),
+        )  # fmt: skip
+        return [
+            ClockRow(
+                game_id=int(r["id"]),
+                time_control=r["time_control"],
+                turn_started_at=read_time(r["updated_at"]),
+                deadline=read_time(r["runs_out_at"]),
+                plies=int(r["plies"]),
+            )
+            for r in rows
+        ]
+
+    async def record_reminder(self, game_id: int, ply: int, stage: str, now: datetime) -> bool:
+        """Note a turn reminder sent; False if that one was sent already."""
+        changed = await self._execute(
+            "INSERT INTO reminders (game_id, ply, stage, sent_at) VALUES (?, ?, ?, ?)"
+            " ON CONFLICT DO NOTHING",
+            (game_id, ply, stage, self._time(now)),
+        )
+        return changed == 1
 
     async def game_version(self, game_id: int) -> int | None:
         row = await self._row("SELECT version FROM games WHERE id = ?", (game_id,))
@@ -345,14 +401,15 @@ class Session(ABC):
         side: str,
         created_at: datetime,
         expires_at: datetime,
+        time_control: str = "none",
     ) -> Challenge:
         row = await self._row(
             "INSERT INTO challenges (guild, channel, challenger_id, challenger_name, opponent_id,"
-            " opponent_name, variant, side, created_at, expires_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+            " opponent_name, variant, side, created_at, expires_at, time_control)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
             (channel.guild, channel.id, challenger.id, challenger.name,
              opponent.id if opponent else None, opponent.name if opponent else None,
-             variant, side, self._time(created_at), self._time(expires_at)),
+             variant, side, self._time(created_at), self._time(expires_at), time_control),
         )  # fmt: skip
         assert row is not None
         return _challenge(row)
@@ -637,6 +694,7 @@ def _challenge(row: Row) -> Challenge:
         expires_at=read_time(row["expires_at"]),
         game_id=None if row["game_id"] is None else int(row["game_id"]),
         message_ref=row["message_ref"],
+        time_control=row["time_control"],
     )
 
 

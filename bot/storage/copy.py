@@ -6,7 +6,16 @@ from typing import Any
 
 from bot.storage.base import Session, Store
 
-TABLES = ("games", "game_players", "moves", "challenges", "offers", "announcements", "interactions")
+TABLES = (
+    "games",
+    "game_players",
+    "moves",
+    "challenges",
+    "offers",
+    "announcements",
+    "reminders",
+    "interactions",
+)
 """Every table of the project, each after the tables it refers to."""
 
 

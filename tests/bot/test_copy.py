@@ -48,6 +48,8 @@ async def fill(store: Store, clock: FakeClock, alice: Player, bob: Player, carol
     clock.advance(minutes=20)
     await service.expire_challenges()
     await service.challenge(lobby, alice, carol, "copenhagen", "defenders")  # open
+    clock.advance(days=2)  # past half of the accepted game's clock: a turn reminder is recorded
+    assert await service.due_reminders()
     async with store.transaction() as session:  # (only a shared database claims them itself)
         await session.claim_event("c:event:1", clock())
 

@@ -328,7 +328,7 @@ async def test_no_game_here(service: GameService, hall: Channel, alice: Player) 
         await service.resign(hall, alice)
     with pytest.raises(NoGameHere, match="#7"):
         await service.get_game(7)
-    assert await service.legal_moves(hall, alice) == []
+    assert await service.game_to_move(hall, alice) is None
 
 
 async def test_start_game_checks_the_sides(
@@ -359,65 +359,6 @@ async def test_a_move_that_ends_the_game_reports_it(
     stored = await service.get_game(state.id)
     assert stored.game.outcome == result.state.game.outcome
     assert notations(stored) == ESCAPE
-
-
-# -- what the player may type ------------------------------------------------------------------
-
-
-def board_order(move: str) -> list[tuple[str, int]]:
-    return [(square[0], int(square[1:])) for square in move.split("-")]
-
-
-async def test_legal_moves_put_captures_then_king_moves_first(
-    service: GameService, hall: Channel, alice: Player, bob: Player
-) -> None:
-    state = await brandubh(service, hall, alice, bob)
-    await play(service, hall, state, CAPTURE_READY)
-    moves = await service.legal_moves(hall, bob)
-    assert moves[:2] == ["e3-e1", "d4-d3"]
-    assert moves[2:] == sorted(moves[2:], key=board_order)
-    assert sorted(moves) == sorted(str(m) for m in state.game.legal_moves())
-    assert await service.legal_moves(hall, alice) == []
-
-
-@pytest.mark.parametrize(
-    ("typed", "expected"),
-    [
-        ("e3-e1", ["e3-e1"]),
-        ("e3e1", ["e3-e1"]),
-        ("E3 E1", ["e3-e1"]),
-        ("e3-e1xf1", ["e3-e1"]),
-        ("e3-e", ["e3-e1", "e3-e2"]),
-        ("d4", ["d4-d3"]),
-        ("z9", []),
-    ],
-)
-async def test_legal_moves_match_what_is_typed(
-    service: GameService, hall: Channel, alice: Player, bob: Player, typed: str, expected: list[str]
-) -> None:
-    state = await brandubh(service, hall, alice, bob)
-    await play(service, hall, state, CAPTURE_READY)
-    assert await service.legal_moves(hall, bob, typed) == expected
-
-
-async def test_a_typed_square_is_not_read_as_the_start_of_a_longer_one(
-    service: GameService, hall: Channel, alice: Player, bob: Player
-) -> None:
-    await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob})
-    await service.move(hall, alice, "d11-d9")
-    await service.move(hall, bob, "e7-c7")
-    for typed in ("d1-", "d1d", "d1 d"):
-        suggested = await service.legal_moves(hall, alice, typed)
-        assert suggested and all(move.startswith("d1-") for move in suggested), typed
-    assert any(m.startswith("d9-") for m in await service.legal_moves(hall, alice, "d9"))
-
-
-async def test_at_most_25_suggestions(
-    service: GameService, hall: Channel, alice: Player, bob: Player
-) -> None:
-    state = await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob})
-    assert len(state.game.legal_moves()) > 25
-    assert len(await service.legal_moves(hall, alice)) == 25
 
 
 # -- races and other processes -----------------------------------------------------------------

@@ -2,8 +2,9 @@
 `tafl bot` runs it (worker processes, SIGTERM and SIGINT stop it gracefully).
 
 ``python -m tests.fake_discord.bot_process BASE_URL GATEWAY_URL TOKEN DB [--ai-time S]``; as it
-exits it prints its peak memory (``PEAK_MARK`` and kB) and the longest its event loop was held
-up (``STALL_MARK`` and ms). ``start_bot_process`` starts one.
+exits it prints its peak memory (``PEAK_MARK`` and kB), its image worker's (``DRAW_PEAK_MARK``)
+and the longest its event loop was held up (``STALL_MARK`` and ms). ``start_bot_process``
+starts one.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ if TYPE_CHECKING:
 
 PEAK_MARK = "bot peak rss kB: "
 STALL_MARK = "bot longest event loop stall ms: "
+DRAW_PEAK_MARK = "image worker peak rss kB: "
 TICK = 0.005
 """Seconds between two looks at the event loop's clock."""
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,8 +57,11 @@ class StallWatch:
     def __init__(self) -> None:
         self.longest = 0.0
 
-    async def run(self, bot: TaflBot) -> None:
+    async def run(self, bot: TaflBot, slow_callbacks: float | None = None) -> None:
         loop = asyncio.get_running_loop()
+        if slow_callbacks is not None:  # log every callback that holds the loop this long
+            loop.set_debug(True)
+            loop.slow_callback_duration = slow_callbacks
         await bot.wait_until_ready()
         while not bot.stopping:
             before = loop.time()
@@ -64,11 +69,11 @@ class StallWatch:
             self.longest = max(self.longest, loop.time() - before - TICK)
 
 
-async def watched(bot: TaflBot, token: str) -> StallWatch:
+async def watched(bot: TaflBot, token: str, slow_callbacks: float | None = None) -> StallWatch:
     from bot.discord.client import serve
 
     watch = StallWatch()
-    watching = asyncio.create_task(watch.run(bot))
+    watching = asyncio.create_task(watch.run(bot, slow_callbacks))
     try:
         await serve(bot, token)
     finally:
@@ -81,6 +86,7 @@ def main(argv: list[str] | None = None) -> int:
     import discord.http
     import yarl
 
+    from bot.compute import Compute
     from bot.discord import create_bot
 
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -91,6 +97,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
     parser.add_argument("--shard-count", type=int, help="the bot's shards in all (default: 1)")
     parser.add_argument("--shard-id", type=int, help="with --shard-count: this process's shard")
+    parser.add_argument(
+        "--slow-callbacks",
+        type=float,
+        metavar="SECONDS",
+        help="log each event loop callback that takes this long (asyncio's debug mode)",
+    )
     args = parser.parse_args(argv)
     sharding: dict[str, object] = {}
     if args.shard_count is not None:
@@ -98,11 +110,20 @@ def main(argv: list[str] | None = None) -> int:
     logging.basicConfig(level=logging.INFO, format="%(levelname)s %(name)s: %(message)s")
     discord.http.Route.BASE = f"{args.base_url}/api/v10"
     discord.gateway.DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(args.gateway_url)
+    compute = Compute.in_processes()
     bot = create_bot(
-        args.db, sync=True, guild_ready_timeout=0.05, ai_time_limit=args.ai_time, **sharding
+        args.db,
+        sync=True,
+        guild_ready_timeout=0.05,
+        ai_time_limit=args.ai_time,
+        compute=compute,
+        **sharding,
     )
-    watch = asyncio.run(watched(bot, args.token))
+    watch = asyncio.run(watched(bot, args.token, args.slow_callbacks))
+    draw_peak = asyncio.run(compute.drawing_worker(peak_rss_kb))
+    asyncio.run(compute.close())
     print(f"{PEAK_MARK}{peak_rss_kb()}", flush=True)
+    print(f"{DRAW_PEAK_MARK}{draw_peak}", flush=True)
     print(f"{STALL_MARK}{watch.longest * 1000:.1f}", flush=True)
     return 0
 

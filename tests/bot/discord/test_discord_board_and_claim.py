@@ -102,7 +102,7 @@ async def test_claim_waits_for_the_move_timeout_then_wins_the_game(
 ) -> None:
     caplog.set_level(logging.INFO, logger="bot.discord")
     async with run_bot(clock=clock, move_timeout=timedelta(hours=2)) as bot:
-        await start_game(alice, bob)
+        await start_game(alice, bob, time="none")  # no clock: a claim ends a game left alone
         await moved(alice, OPENING[0])  # Bob to move
         clock.advance(minutes=30)
         refusals = {

@@ -26,9 +26,11 @@ OPENING = ["d1-c1", "f4-j4", "a4-i4"]
 """Copenhagen: attackers, defenders, then attackers take j4 (a4-i4 with k4 as the anvil)."""
 
 
-async def start_game(alice: User, bob: User) -> Message:
-    """Alice (attackers) challenges Bob, who accepts; the first board."""
-    challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers")
+async def start_game(alice: User, bob: User, time: str | None = None) -> Message:
+    """Alice (attackers) challenges Bob (with a ``time`` control, if given), who accepts; the
+    first board."""
+    options = None if time is None else {"time": time}
+    challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers", options=options)
     accepted = await bob.click(challenge, "Accept")
     return await accepted.followup()
 

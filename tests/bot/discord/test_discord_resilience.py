@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.compute import Compute
 from bot.discord import TaflBot
 from bot.models import AI_PLAYER, Player
 from bot.service import GameService
@@ -74,7 +75,7 @@ async def test_a_refused_post_is_logged_told_privately_and_posted_later(
     await ai_game_left_to_the_ai(fake, db, alice, clock)
     fake.fail_next("POST", CHANNEL_POSTS, status=403)
     with caplog.at_level(logging.ERROR, logger="bot.discord.cog"):
-        async with run_bot(clock=clock, sweep_interval=0.05) as bot:
+        async with run_bot(clock=clock, sweep_seconds=0.05) as bot:
             told = await alice.dm.wait_for_message(lambda m: "permission" in m.content)
             assert fake.channel.mention in told.content
             assert "Send Messages" in told.content and "Attach Files" in told.content
@@ -178,7 +179,7 @@ async def test_the_sweep_lets_the_ai_move_where_it_was_left_to_move(
     fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
 ) -> None:
     clock = FakeClock()
-    async with run_bot(clock=clock, sweep_interval=0.05):
+    async with run_bot(clock=clock, sweep_seconds=0.05):
         await asyncio.sleep(0.3)  # the start-up catch-up is over
         await ai_game_left_to_the_ai(fake, db, alice, clock)  # behind the bot's back
         await asyncio.sleep(0.3)
@@ -188,3 +189,14 @@ async def test_the_sweep_lets_the_ai_move_where_it_was_left_to_move(
         assert "Tafl AI (attackers) played" in embed_of(posted)["title"]
         await asyncio.sleep(0.2)
     assert len(boards(fake.channel.messages)) == 1
+
+
+async def test_a_crowded_ai_takes_no_new_game_and_says_so(
+    fake: FakeDiscord, run_bot: RunBot, workers: Compute, alice: User
+) -> None:
+    async with run_bot(compute=workers.shared(waiting_per_worker=0)):
+        refused = await alice.slash("tafl challenge", opponent=fake.bot_user)
+        assert refused.ephemeral and "thinking for 0 games at once" in refused.content
+    async with run_bot():
+        started = await alice.slash("tafl challenge", opponent=fake.bot_user)
+        assert not started.ephemeral and "Tafl AI" in embed_of(await started.result())["title"]
