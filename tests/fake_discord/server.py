@@ -229,6 +229,7 @@ class Server:
                 self.delete_command,
             ),
             ("GET", "/channels/{channel_id}", self.get_channel),
+            ("PATCH", "/channels/{channel_id}", self.patch_channel),
             ("GET", "/channels/{channel_id}/messages", self.get_messages),
             ("POST", "/channels/{channel_id}/messages", self.post_message),
             ("GET", "/channels/{channel_id}/messages/{message_id}", self.get_message),
@@ -553,6 +554,10 @@ class Server:
 
     async def get_channel(self, request: web.Request) -> web.Response:
         return reply(self._channel(request).payload())
+
+    async def patch_channel(self, request: web.Request) -> web.Response:
+        channel = self.world.edit_channel(self._channel(request), await read_json(request))
+        return reply(channel.payload())
 
     async def get_messages(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
