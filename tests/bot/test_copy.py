@@ -51,6 +51,13 @@ async def fill(store: Store, clock: FakeClock, alice: Player, bob: Player, carol
     clock.advance(days=2)  # past half of the accepted game's clock: a turn reminder is recorded
     assert await service.due_reminders()
 
+    await service.change_settings("g", variant="brandubh", threads=False, channels=("c:lobby",))
+    await service.change_settings("h", reminders="dm")
+    await service.set_reminders(alice, "off")
+    threaded = await service.challenge(lobby, bob, alice, thread=True)
+    await service.accept(threaded.id, alice, Channel("c:thread", "g", "c:lobby"))
+    await service.rematch(won.id, bob)  # an open rematch challenge
+
 
 async def dump(store: Store) -> dict[str, list[tuple[object, ...]]]:
     async with store.reading() as session:
