@@ -9,15 +9,27 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import discord
 from discord import app_commands
 
 import engine
+from bot.models import utc_now
 from engine.errors import shorten
 
 log = logging.getLogger(__name__)
+
+EDIT_AGE = timedelta(minutes=55)
+"""Messages older than this are never edited: Discord refuses edits of messages older than an
+hour (30046); the margin allows for clocks that differ."""
+
+
+def too_old_to_edit(message_id: int, now: datetime) -> bool:
+    """Whether the message (its id carries its creation time) is too old to be edited."""
+    return now - discord.utils.snowflake_time(message_id) > EDIT_AGE
+
 
 ANSWER_BUDGET = 2.0
 """Seconds an interaction may wait for its answer before it is deferred (Discord allows 3)."""
@@ -224,7 +236,11 @@ class Reply:
             return await self._followup(message, ephemeral)
 
     async def update(self, message: Outgoing) -> None:
-        """Replace the message the clicked button sits on."""
+        """Replace the message the clicked button sits on; when that message is too old to be
+        edited (Discord refuses edits of messages over an hour old), post ``message`` anew."""
+        if self._clicked_too_old():
+            await self.send(message)
+            return
         self._stop_timer()
         async with self._lock:
             self._answered = True
@@ -232,6 +248,13 @@ class Reply:
                 await self.interaction.response.edit_message(**message.edit_kwargs())
             else:
                 await self.interaction.edit_original_response(**message.edit_kwargs())
+
+    def _clicked_too_old(self) -> bool:
+        clicked = self.interaction.message
+        if clicked is None:
+            return False
+        now = getattr(self.interaction.client, "clock", utc_now)()
+        return too_old_to_edit(clicked.id, now)
 
     async def _followup(self, message: Outgoing, ephemeral: bool) -> int | None:
         kwargs = message.send_kwargs()

@@ -50,8 +50,8 @@ async def test_new_challenges_take_the_servers_defaults_and_their_own_options_fi
     default = await service.challenge(elsewhere, bob, alice)
     game = await service.accept(default.id, alice)
     assert (game.game.rules.id, str(game.time_control), default.thread) == ("brandubh", "1d", True)
-    own = await service.challenge(Channel("c:third", "g"), alice, None, "tablut", time_control="none",
-                                  thread=False)  # fmt: skip
+    third = Channel("c:third", "g")
+    own = await service.challenge(third, alice, None, "tablut", time_control="none", thread=False)
     assert (own.time_control, own.thread) == ("none", False)
     assert own.variant == "tablut"
 
