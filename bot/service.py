@@ -234,7 +234,8 @@ class GameService:
         asked already, theirs, for ``player`` to ``accept``.
 
         NoGameHere; ServiceError (the game is still being played; asked already); NotForYou
-        (not a player of the game); ChannelBusy.
+        (not a player of the game); ChannelNotAllowed (the server's settings keep the bot out
+        of that channel now); ChannelBusy.
         """
         state = await self.get_game(game_id)
         if state.status is not GameStatus.FINISHED:
@@ -246,6 +247,9 @@ class GameService:
             raise NotForYou(f"only {names} can ask for a rematch of game #{game_id}")
         async with self._store.reading() as db:
             waiting = await db.open_rematch(game_id, self._clock())
+        settings = await self.settings(state.home.guild)
+        if waiting is None and not settings.allows(state.home):
+            raise ChannelNotAllowed(settings.channels)
         if waiting is not None:
             if waiting.challenger.id == player.id:
                 raise ServiceError(

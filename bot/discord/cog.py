@@ -14,10 +14,9 @@ from discord.ext import commands
 import engine
 from bot.clocks import MAX_TEXT as MAX_TIME_CONTROL_TEXT
 from bot.discord import present
-from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, sentence
+from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, channel_mention, sentence
 from bot.errors import (
     ChallengeClosed,
-    ChannelNotAllowed,
     NoGameHere,
     NoPermission,
     NotYourTurn,
@@ -158,9 +157,6 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             )  # fmt: skip
         except engine.RulesError as error:
             raise ServiceError(f"those rules can't be played: {error}") from error
-        except ChannelNotAllowed as refused:
-            places = ", ".join(present.channel_mention(c) for c in refused.channels)
-            raise ServiceError(f"I play only in {places} on this server; challenge there") from None
         if rival == AI_PLAYER:
             state = await self.service.accept(challenge.id, AI_PLAYER)
             await reply.send(await present.start_message(self.compute, state, self.bot.clock()))
@@ -461,7 +457,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if message_id is not None and channel_id is not None:
             await self.bot.remember_challenge(challenge.id, channel_id, message_id)
         if not reply.interaction.response.is_done():
-            where = present.channel_mention(challenge.channel.id)
+            where = channel_mention(challenge.channel.id)
             text = (
                 f"I asked {challenge.opponent.name if challenge.opponent else 'anyone'} "
                 f"for a rematch in {where}."

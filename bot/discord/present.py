@@ -14,7 +14,7 @@ import discord
 import engine
 from bot.clocks import DEFAULT_TIME_CONTROL, Stage, format_left
 from bot.compute import Compute, Snapshot
-from bot.discord.replies import Outgoing
+from bot.discord.replies import Outgoing, channel_mention
 from bot.discord.views import challenge_view, offer_view, rematch_view
 from bot.errors import ServiceError
 from bot.models import (
@@ -75,12 +75,6 @@ def thread_channel(thread: discord.Thread) -> Channel:
     return Channel(
         f"{PREFIX}{thread.id}", f"{PREFIX}{thread.guild.id}", f"{PREFIX}{thread.parent_id}"
     )
-
-
-def channel_mention(qualified: str) -> str:
-    """``<#1234>`` for a Discord channel id (``"discord:1234"``); the id itself otherwise."""
-    snowflake = discord_id(qualified)
-    return qualified if snowflake is None else f"<#{snowflake}>"
 
 
 def message_ref(channel_id: int, message_id: int) -> str:

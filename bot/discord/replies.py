@@ -16,6 +16,7 @@ import discord
 from discord import app_commands
 
 import engine
+from bot.errors import ChannelNotAllowed
 from bot.models import utc_now
 from engine.errors import shorten
 
@@ -267,7 +268,10 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
     apology with an error id (the traceback is logged under the same id)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, DOMAIN_ERRORS):
+    if isinstance(error, ChannelNotAllowed):
+        places = ", ".join(channel_mention(c) for c in error.channels)
+        text = f"I play only in {places} on this server; challenge there."
+    elif isinstance(error, DOMAIN_ERRORS):
         text = sentence(str(error))
     elif isinstance(error, app_commands.TransformerError):
         text = sentence(f"{error.value!r} is not a valid {error.type.name.lower()} here")
@@ -290,6 +294,12 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         await Reply.of(interaction).send(Outgoing(content=text), ephemeral=True)
     except discord.HTTPException:
         log.exception("could not tell user %s about an error", interaction.user.id)
+
+
+def channel_mention(qualified: str) -> str:
+    """``<#1234>`` for a Discord channel id (``"discord:1234"``); the id itself otherwise."""
+    platform, _, snowflake = qualified.partition(":")
+    return f"<#{snowflake}>" if platform == "discord" and snowflake.isdigit() else qualified
 
 
 def sentence(text: str) -> str:

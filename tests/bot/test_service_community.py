@@ -162,3 +162,15 @@ async def test_a_rematch_with_the_ai_is_for_the_ai_to_accept(
     assert asked.opponent == AI_PLAYER
     again = await service.accept(asked.id, AI_PLAYER)
     assert again.players == {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice}
+
+
+async def test_no_rematch_where_the_server_no_longer_lets_the_bot_play(
+    service: GameService, alice: Player, bob: Player
+) -> None:
+    game = await brandubh(service, LOBBY, alice, bob)
+    await service.resign(LOBBY, bob)
+    await service.change_settings("g", channels=("c:tafl",))
+    with pytest.raises(ChannelNotAllowed):
+        await service.rematch(game.id, bob)
+    await service.change_settings("g", channels=("c:lobby",))
+    assert (await service.rematch(game.id, bob)).channel == LOBBY
