@@ -392,23 +392,29 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         self, challenge: Challenge, accepter: Player, shown_at: tuple[int, int] | None = None
     ) -> tuple[discord.Thread | None, str | None]:
         """A public thread started from the challenge's message (``shown_at``: channel and
-        message ids, when known here; else as stored) when the challenge asks for one; else
-        None, and why not when one was asked for (Discord refused)."""
+        message ids, when known here; else as stored; else in the challenge's channel) when
+        the challenge asks for one; else None, and why not when one was asked for (Discord
+        refused)."""
         if not challenge.thread:
             return None, None
         where = shown_at
         if where is None and challenge.message_ref is not None:
             where = present.parse_message_ref(challenge.message_ref)
-        if where is None:
+        channel_id = present.discord_id(challenge.channel.id) if where is None else where[0]
+        if channel_id is None:
             return None, None
-        channel_id, message_id = where
+        starter = None if where is None else discord.Object(where[1])
         try:
             channel = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
             if not isinstance(channel, discord.TextChannel):
                 return None, None
-            thread = await channel.create_thread(
-                name=present.thread_name(challenge, accepter), message=discord.Object(message_id)
-            )
+            name = present.thread_name(challenge, accepter)
+            if starter is None:  # the challenge's message is not known (yet): a thread of its own
+                thread = await channel.create_thread(
+                    name=name, type=discord.ChannelType.public_thread
+                )
+            else:
+                thread = await channel.create_thread(name=name, message=starter)
         except discord.Forbidden:
             log.warning("no permission to start a thread in channel %s", channel_id)
             return None, "I need the Create Public Threads permission here"

@@ -255,3 +255,22 @@ async def test_messages_older_than_an_hour_are_never_edited(
         assert "has expired" in (await late.followup()).content
         assert challenge.message is not None and challenge.message.edits == 0
         assert (await bot.service.get_challenge(2)).status.value == "expired"
+
+
+async def test_a_rematch_whose_message_was_never_posted_still_gets_a_thread(
+    fake: FakeDiscord, run_bot: RunBot, alice: User, bob: User
+) -> None:
+    async with run_bot() as bot:
+        thread, _ = await threaded_game(alice, bob)
+        await alice.slash("tafl resign", channel=thread)
+        report = await thread.wait_for_message(lambda m: "Game over" in m.content)
+        bob_player = next(p for p in (await bot.service.get_game(1)).players.values()
+                          if p.name == "Bob")  # fmt: skip
+        asked = await bot.service.rematch(1, bob_player)  # stored, then a crash: never posted
+        assert asked.thread and asked.message_ref is None
+        await alice.click(report, "Rematch")
+        await fake.wait_for(lambda: len(fake.guild.threads) == 2, what="the rematch's thread")
+        rematch = fake.guild.threads[-1]
+        assert rematch.name == "Copenhagen Hnefatafl: Bob vs Alice"
+        await rematch.wait_for_message(lambda m: bool(m.files))
+        assert await bot.service.current_game(channel_of(fake, rematch)) is not None
