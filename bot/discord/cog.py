@@ -361,7 +361,12 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         )
         thread, why_not = await self.open_thread(challenge, accepter, shown_at)
         channel = None if thread is None else present.thread_channel(thread)
-        state = await self.service.accept(challenge.id, accepter, channel)
+        try:
+            state = await self.service.accept(challenge.id, accepter, channel)
+        except Exception:
+            if thread is not None:  # someone came first: the thread holds nothing
+                await self.archive(thread.id)
+            raise
         if clicked:
             await self.show_challenge(reply, challenge.id)
         else:
@@ -556,10 +561,14 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             )
         except discord.HTTPException:
             log.warning("could not announce the end of game #%s in %s", state.id, parent_id)
+        await self.archive(thread_id)
+
+    async def archive(self, thread_id: int) -> None:
+        """Archive a thread (logged when Discord refuses)."""
         try:
             await self.bot.http.edit_channel(thread_id, archived=True)
-        except discord.HTTPException:
-            log.warning("could not archive the thread %s of game #%s", thread_id, state.id)
+        except discord.HTTPException as error:
+            log.warning("could not archive the thread %s: %s", thread_id, error)
 
     # -- the outbox -------------------------------------------------------------------------------
 

@@ -118,6 +118,7 @@ OLD_MESSAGE_EDITS = (
     30046,
     "Maximum number of edits to messages older than 1 hour reached. Try again later",
 )
+THREAD_EXISTS = (400, 160004, "A thread has already been created for this message")
 OLD_MESSAGE_AGE = 3600.0  # seconds after which Discord refuses (rate-limits) edits of a message
 
 

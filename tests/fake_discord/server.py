@@ -612,6 +612,8 @@ class Server:
         starter = 0
         if "message_id" in request.match_info:
             starter = self.world.channel_message(parent, snowflake(request, "message_id")).id
+            if starter in self.world.channels:
+                raise error(rules.THREAD_EXISTS, f"message {starter} already has a thread")
         kind = int(body.get("type") or PUBLIC_THREAD)
         thread = self.world.add_thread(
             parent, str(body.get("name", "")), self.world.bot, kind=kind, thread_id=starter

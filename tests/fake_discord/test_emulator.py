@@ -546,6 +546,8 @@ async def test_threads_are_archived_and_old_messages_refuse_edits(
         async with http.post(f"{starter}/threads", json={"name": "Game 1"}) as r:
             thread = await r.json()
         assert thread["id"] == posted["id"] and not thread["thread_metadata"]["archived"]
+        async with http.post(f"{starter}/threads", json={"name": "Game 2"}) as r:
+            assert r.status == 400 and (await r.json())["code"] == 160004
         async with http.patch(f"{api}/channels/{thread['id']}", json={"archived": True}) as r:
             assert r.status == 200 and (await r.json())["thread_metadata"]["archived"]
         assert fake_discord.guild.threads[0].archived
@@ -564,7 +566,7 @@ async def test_threads_are_archived_and_old_messages_refuse_edits(
         ) as r:
             assert r.status == 200  # made after the clock moved: not old
     assert fake_discord.message(int(posted["id"])).content == "fresh edit"
-    assert [v.code for v in fake_discord.take_violations()] == [50035, 30046]
+    assert [v.code for v in fake_discord.take_violations()] == [160004, 50035, 30046]
 
 
 async def test_members_can_be_granted_permissions(fake_discord: FakeDiscord) -> None:

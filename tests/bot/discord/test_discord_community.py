@@ -274,3 +274,22 @@ async def test_a_rematch_whose_message_was_never_posted_still_gets_a_thread(
         assert rematch.name == "Copenhagen Hnefatafl: Bob vs Alice"
         await rematch.wait_for_message(lambda m: bool(m.files))
         assert await bot.service.current_game(channel_of(fake, rematch)) is not None
+
+
+async def test_two_accepting_at_once_make_one_game_and_no_stray_thread(
+    fake: FakeDiscord, run_bot: RunBot, alice: User, bob: User, carol: User
+) -> None:
+    async with run_bot() as bot:
+        challenge = await alice.slash("tafl challenge")  # anyone may accept
+        first, second = await asyncio.gather(
+            bob.click(challenge, "Accept", wait=False), carol.click(challenge, "Accept", wait=False)
+        )
+        await first.result()
+        await second.result()
+        await asyncio.sleep(0.3)
+        places = [channel_of(fake), *(channel_of(fake, t) for t in fake.guild.threads)]
+        games = [await bot.service.current_game(place) for place in places]
+        assert len([g for g in games if g is not None]) == 1
+        for thread, game in zip(fake.guild.threads, games[1:], strict=True):
+            assert thread.archived == (game is None)  # a thread without its game is closed
+    fake.take_violations(160004)  # the second thread Discord refused
