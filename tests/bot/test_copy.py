@@ -51,7 +51,9 @@ async def fill(store: Store, clock: FakeClock, alice: Player, bob: Player, carol
     clock.advance(days=2)  # past half of the accepted game's clock: a turn reminder is recorded
     assert await service.due_reminders()
 
-    await service.change_settings("g", variant="brandubh", threads=False, channels=("c:lobby",))
+    await service.change_settings(
+        "g", variant="brandubh", threads=False, channels=("c:lobby", "c:won")
+    )
     await service.change_settings("h", reminders="dm")
     await service.set_reminders(alice, "off")
     threaded = await service.challenge(lobby, bob, alice, thread=True)
