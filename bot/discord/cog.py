@@ -343,7 +343,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             else:
                 await self.service.cancel(challenge_id, player)
         except ChallengeClosed:
-            await self.show_challenge(reply, challenge_id)
+            if reply.can_update:  # an old message is left: the refusal says it all
+                await self.show_challenge(reply, challenge_id)
             raise
         await self.show_challenge(reply, challenge_id)
 
@@ -444,7 +445,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 offer_id, player, accept=action == "accept"
             )
         except OfferClosed:
-            await reply.update(present.offer_message(await self.service.get_offer(offer_id)))
+            if reply.can_update:
+                await reply.update(present.offer_message(await self.service.get_offer(offer_id)))
             raise
         await reply.update(present.offer_message(offer))
         await self.after_offer(reply, offer, state, report)

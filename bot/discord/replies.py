@@ -239,7 +239,7 @@ class Reply:
     async def update(self, message: Outgoing) -> None:
         """Replace the message the clicked button sits on; when that message is too old to be
         edited (Discord refuses edits of messages over an hour old), post ``message`` anew."""
-        if self._clicked_too_old():
+        if not self.can_update:
             await self.send(message)
             return
         self._stop_timer()
@@ -250,12 +250,14 @@ class Reply:
             else:
                 await self.interaction.edit_original_response(**message.edit_kwargs())
 
-    def _clicked_too_old(self) -> bool:
+    @property
+    def can_update(self) -> bool:
+        """Whether the clicked message may be edited (it is under an hour old)."""
         clicked = self.interaction.message
         if clicked is None:
-            return False
+            return True
         now = getattr(self.interaction.client, "clock", utc_now)()
-        return too_old_to_edit(clicked.id, now)
+        return not too_old_to_edit(clicked.id, now)
 
     async def _followup(self, message: Outgoing, ephemeral: bool) -> int | None:
         kwargs = message.send_kwargs()
