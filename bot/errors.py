@@ -101,3 +101,15 @@ class TimeUp(ServiceError):
     def __init__(self, report: Report, message: str | None = None) -> None:
         super().__init__(message)
         self.report = report
+
+
+class ChannelNotAllowed(ServiceError):
+    """The server lets the bot play only in some channels; ``channels`` are their ids."""
+
+    def __init__(self, channels: tuple[str, ...], message: str | None = None) -> None:
+        super().__init__(message or f"I play only in {', '.join(channels)} on this server")
+        self.channels = channels
+
+
+class NoPermission(ServiceError):
+    default = "you need the Manage Server permission to change the bot's settings here"

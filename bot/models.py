@@ -36,10 +36,12 @@ AI_PLAYER = Player("ai:tafl", "Tafl AI")
 
 @dataclass(frozen=True, slots=True)
 class Channel:
-    """Where a game is played: ``id`` is platform-qualified (a thread is a channel too)."""
+    """Where a game is played: ``id`` is platform-qualified (a thread is a channel too);
+    ``parent`` is the id of the channel a thread belongs to (None for a channel)."""
 
     id: str
     guild: str | None = None
+    parent: str | None = field(default=None, compare=False)
 
 
 class ChallengeStatus(StrEnum):
@@ -75,6 +77,10 @@ class Challenge:
     message_ref: str | None
     time_control: str = "none"
     """The time control the game will be played under, as written (``"3d+12h"``)."""
+    thread: bool = False
+    """Whether the game is to be played in a thread of its own, started from the challenge."""
+    rematch_of: int | None = None
+    """The finished game this challenge asks to play again, if any."""
 
 
 class GameStatus(StrEnum):
@@ -101,6 +107,14 @@ class GameState:
     move_times: list[datetime] = field(default_factory=list)
     """When each ply of ``game.history`` was played."""
     time_control: TimeControl = NO_CLOCK
+    parent: Channel | None = None
+    """The channel a thread game was started from (its start and end are announced there);
+    None when the game is played in the channel it was challenged in."""
+
+    @property
+    def home(self) -> Channel:
+        """Where the game was challenged: its parent channel, or its own channel."""
+        return self.parent or self.channel
 
     def time_left(self, now: datetime) -> dict[Side, timedelta] | None:
         """Each side's time left at ``now`` (the player to move's running); None without a
@@ -136,6 +150,33 @@ class GameState:
         """The player of the other side; None if ``player`` is not in this game."""
         side = self.side_of(player)
         return None if side is None else self.players.get(side.opponent)
+
+
+class ReminderStyle(StrEnum):
+    """Where a player's turn reminders go."""
+
+    CHANNEL = "channel"
+    DM = "dm"
+    OFF = "off"
+
+
+@dataclass(frozen=True, slots=True)
+class GuildSettings:
+    """A server's choices for new challenges; None (and no channels) means the bot's default."""
+
+    guild: str
+    variant: str | None = None
+    time_control: str | None = None
+    threads: bool | None = None
+    channels: tuple[str, ...] = ()
+    """The channel ids the bot plays in (empty: every channel)."""
+    reminders: ReminderStyle | None = None
+
+    def allows(self, channel: Channel) -> bool:
+        """Whether the bot plays in ``channel`` (a thread counts as its parent channel)."""
+        if not self.channels:
+            return True
+        return channel.id in self.channels or (channel.parent or "") in self.channels
 
 
 class OfferKind(StrEnum):

@@ -20,6 +20,7 @@ from bot.errors import (
     ChallengeClosed,
     ChallengeNotFound,
     ChannelBusy,
+    ChannelNotAllowed,
     MoveConflict,
     NoGameHere,
     NotAPlayer,
@@ -41,12 +42,14 @@ from bot.models import (
     Channel,
     GameState,
     GameStatus,
+    GuildSettings,
     MoveResult,
     Offer,
     OfferKind,
     OfferStatus,
     Player,
     Reminder,
+    ReminderStyle,
     Report,
     build_report,
     format_duration,
@@ -125,36 +128,80 @@ class GameService:
         channel: Channel,
         challenger: Player,
         opponent: Player | None = None,
-        variant: str = engine.DEFAULT_VARIANT,
+        variant: str | None = None,
         side: str = RANDOM_SIDE,
         ttl: timedelta = CHALLENGE_TTL,
-        time_control: str = DEFAULT_TIME_CONTROL,
+        time_control: str | None = None,
+        *,
+        thread: bool | None = None,
+        threads_allowed: bool = False,
     ) -> Challenge:
         """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept;
-        ``time_control`` as players write it (``"3d+12h"``, ``"none"``).
+        ``time_control`` as players write it (``"3d+12h"``, ``"none"``). ``variant``,
+        ``time_control`` and ``thread`` (play in a thread of its own) default to the server's
+        settings, then to the bot's defaults (a thread when ``threads_allowed``: the adapter
+        may start one there).
 
-        ChannelBusy if a game is being played there; UnknownVariantError or RulesError for a
-        variant that can't be played; TimeControlError for a time control that can't be read;
-        ServiceError for an unknown side or a challenge to oneself.
+        ChannelNotAllowed where the server's settings keep the bot out; ChannelBusy if a game
+        is being played there (and none is to be in a thread); UnknownVariantError or
+        RulesError for a variant that can't be played; TimeControlError for a time control
+        that can't be read; ServiceError for an unknown side or a challenge to oneself.
         """
-        control = TimeControl.parse(time_control)
-        game = engine.new_game(variant)
+        settings = await self.settings(channel.guild)
+        if not settings.allows(channel):
+            raise ChannelNotAllowed(settings.channels)
+        control = TimeControl.parse(time_control or settings.time_control or DEFAULT_TIME_CONTROL)
+        game = engine.new_game(variant or settings.variant or engine.DEFAULT_VARIANT)
         side = _side_wish(game, side)
         if opponent is not None and opponent.id == challenger.id:
             raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
+        if thread is None:
+            thread = threads_allowed if settings.threads is None else settings.threads
+        return await self._open_challenge(
+            channel, challenger, opponent, game.rules_string, side, ttl, str(control), thread
+        )
+
+    async def _open_challenge(
+        self,
+        channel: Channel,
+        challenger: Player,
+        opponent: Player | None,
+        rules_string: str,
+        side: str,
+        ttl: timedelta,
+        control: str,
+        thread: bool,
+        rematch_of: int | None = None,
+    ) -> Challenge:
         if ttl <= timedelta(0):
             raise ValueError("a challenge must stay open for some time")
         now = self._clock()
         async with self._store.transaction() as db:
-            if await db.active_game_id(channel) is not None:
+            if not thread and await db.active_game_id(channel) is not None:
                 raise ChannelBusy
-            return await db.insert_challenge(
-                channel, challenger, opponent, game.rules_string, side, now, now + ttl,
-                str(control),
-            )  # fmt: skip
+            try:
+                return await db.insert_challenge(
+                    channel, challenger, opponent, rules_string, side, now, now + ttl, control,
+                    thread=thread, rematch_of=rematch_of,
+                )  # fmt: skip
+            except db.integrity_error:  # only a second open rematch of a game breaks a rule
+                raise ServiceError(
+                    "a rematch was asked for at the same moment; press again"
+                ) from None
 
-    async def accept(self, challenge_id: int, player: Player) -> GameState:
-        """Accept a challenge and start its game (sides drawn at random if asked).
+    async def check_accept(self, challenge_id: int, player: Player) -> Challenge:
+        """The challenge, if ``player`` may accept it now (``accept`` may still fail if someone
+        comes first); the errors of ``accept``. Nothing changes."""
+        async with self._store.reading() as db:
+            challenge = _open_challenge(await db.challenge(challenge_id), self._clock())
+        _check_accepter(challenge, player)
+        return challenge
+
+    async def accept(
+        self, challenge_id: int, player: Player, channel: Channel | None = None
+    ) -> GameState:
+        """Accept a challenge and start its game (sides drawn at random if asked), in the
+        challenge's channel or in ``channel`` (a thread started for it).
 
         ChallengeNotFound, ChallengeClosed, NotForYou (not the challenged player, or the
         challenger), ChannelBusy.
@@ -162,22 +209,56 @@ class GameService:
         now = self._clock()
         async with self._store.transaction() as db:
             challenge = _open_challenge(await db.challenge(challenge_id), now)
-            if player.id == challenge.challenger.id:
-                raise NotForYou("that is your own challenge; you can cancel it")
-            if challenge.opponent is not None and challenge.opponent.id != player.id:
-                raise NotForYou(f"this challenge is for {challenge.opponent.name}")
+            _check_accepter(challenge, player)
             game = engine.new_game(challenge.variant)
             players = self._seat(game, challenge.challenger, player, challenge.side)
             control = TimeControl.parse(challenge.time_control)
+            where = challenge.channel if channel is None else channel
+            parent = None if where.id == challenge.channel.id else challenge.channel
             game_id = await db.insert_game(
-                challenge.channel, game.variant, game.rules_string, players, now,
-                str(control), _first_deadline(control, players[game.rules.first], now),
+                where, game.variant, game.rules_string, players, now,
+                str(control), _first_deadline(control, players[game.rules.first], now), parent,
             )  # fmt: skip
             if not await db.close_challenge(
                 challenge_id, ChallengeStatus.ACCEPTED, player, game_id
             ):
                 raise ChallengeClosed
         return await self.get_game(game_id)
+
+    async def rematch(self, game_id: int, player: Player) -> Challenge:
+        """``player`` asks to play a finished game again: the same rules and time control,
+        sides swapped, in the channel it was challenged in (in a thread again if it was in
+        one). Returns the new challenge, addressed to the opponent; or, when the opponent has
+        asked already, theirs, for ``player`` to ``accept``.
+
+        NoGameHere; ServiceError (the game is still being played; asked already); NotForYou
+        (not a player of the game); ChannelNotAllowed (the server's settings keep the bot out
+        of that channel now); ChannelBusy.
+        """
+        state = await self.get_game(game_id)
+        if state.status is not GameStatus.FINISHED:
+            raise ServiceError(f"game #{game_id} is still being played; finish it first")
+        side = state.side_of(player)
+        opponent = state.opponent_of(player)
+        if side is None or opponent is None:
+            names = " and ".join(p.name for p in state.players.values())
+            raise NotForYou(f"only {names} can ask for a rematch of game #{game_id}")
+        async with self._store.reading() as db:
+            waiting = await db.open_rematch(game_id, self._clock())
+        settings = await self.settings(state.home.guild)
+        if waiting is None and not settings.allows(state.home):
+            raise ChannelNotAllowed(settings.channels)
+        if waiting is not None:
+            if waiting.challenger.id == player.id:
+                raise ServiceError(
+                    f"you have asked for a rematch already; it is up to {opponent.name}"
+                )
+            _check_accepter(waiting, player)
+            return waiting
+        return await self._open_challenge(
+            state.home, player, opponent, state.rules_string, str(side.opponent),
+            CHALLENGE_TTL, str(state.time_control), state.parent is not None, game_id,
+        )  # fmt: skip
 
     async def decline(self, challenge_id: int, player: Player) -> Challenge:
         """The challenged player says no. ChallengeNotFound, ChallengeClosed, NotForYou."""
@@ -250,6 +331,63 @@ class GameService:
         first = game.rules.first
         side = self._rng.choice([first, first.opponent]) if wish == RANDOM_SIDE else Side(wish)
         return _by_side(first, {side: challenger, side.opponent: accepter})
+
+    # -- settings ------------------------------------------------------------------------------
+
+    async def settings(self, guild: str | None) -> GuildSettings:
+        """A server's settings (the defaults for a server that changed none, or no server)."""
+        if guild is None:
+            return GuildSettings("")
+        async with self._store.reading() as db:
+            return await db.guild_settings(guild) or GuildSettings(guild)
+
+    async def change_settings(
+        self,
+        guild: str,
+        *,
+        variant: str | None = None,
+        time_control: str | None = None,
+        threads: bool | None = None,
+        channels: tuple[str, ...] | None = None,
+        reminders: ReminderStyle | str | None = None,
+    ) -> GuildSettings:
+        """Change the settings given (the others stay); they apply to new challenges only.
+
+        UnknownVariantError or RulesError for a variant that can't be played; TimeControlError;
+        ServiceError for an unknown reminder style.
+        """
+        async with self._store.transaction() as db:
+            settings = await db.guild_settings(guild) or GuildSettings(guild)
+            if variant is not None:
+                settings = replace(settings, variant=engine.new_game(variant).variant)
+            if time_control is not None:
+                settings = replace(settings, time_control=str(TimeControl.parse(time_control)))
+            if threads is not None:
+                settings = replace(settings, threads=threads)
+            if channels is not None:
+                settings = replace(settings, channels=tuple(dict.fromkeys(channels)))
+            if reminders is not None:
+                settings = replace(settings, reminders=reminder_style(reminders))
+            await db.save_guild_settings(settings, self._clock())
+        return settings
+
+    async def set_reminders(self, player: Player, style: ReminderStyle | str) -> ReminderStyle:
+        """Where ``player``'s turn reminders go from now on. ServiceError for an unknown style."""
+        chosen = reminder_style(style)
+        async with self._store.transaction() as db:
+            await db.set_player_reminders(player.id, chosen, self._clock())
+        return chosen
+
+    async def reminders_for(self, player: Player, guild: str | None) -> ReminderStyle:
+        """Where ``player``'s reminders go: their choice, else the server's, else the channel."""
+        async with self._store.reading() as db:
+            chosen = await db.player_reminders(player.id)
+            server = None if guild is None else await db.guild_settings(guild)
+        if chosen is not None:
+            return chosen
+        if server is not None and server.reminders is not None:
+            return server.reminders
+        return ReminderStyle.CHANNEL
 
     # -- games ---------------------------------------------------------------------------------
 
@@ -728,6 +866,7 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         game=game,
         move_times=[stored.played_at for stored in moves],
         time_control=TimeControl.parse(row.time_control),
+        parent=row.parent,
     )
 
 
@@ -777,6 +916,23 @@ def _open_challenge(challenge: Challenge | None, now: datetime) -> Challenge:
     if challenge.status is not ChallengeStatus.OPEN:
         raise ChallengeClosed.because(challenge.status)
     return challenge
+
+
+def _check_accepter(challenge: Challenge, player: Player) -> None:
+    """NotForYou unless ``player`` may accept ``challenge``."""
+    if player.id == challenge.challenger.id:
+        raise NotForYou("that is your own challenge; you can cancel it")
+    if challenge.opponent is not None and challenge.opponent.id != player.id:
+        raise NotForYou(f"this challenge is for {challenge.opponent.name}")
+
+
+def reminder_style(style: ReminderStyle | str) -> ReminderStyle:
+    """``style`` as a ReminderStyle; ServiceError naming the choices."""
+    try:
+        return ReminderStyle(str(style).strip().lower())
+    except ValueError:
+        choices = ", ".join(ReminderStyle)
+        raise ServiceError(f"unknown reminder style {style!r}; choose {choices}") from None
 
 
 def _check_turn(state: GameState, player: Player) -> None:

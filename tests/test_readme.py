@@ -91,6 +91,8 @@ def test_the_invite_url_asks_for_the_scopes_and_permissions_it_lists() -> None:
         embed_links=True,
         attach_files=True,
         read_message_history=True,
+        create_public_threads=True,
+        manage_threads=True,
     )
     assert int(query["permissions"]) == listed.value
     assert f"permissions ({listed.value}) are View Channel, Send Messages, Send Messages in " in (

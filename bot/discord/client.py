@@ -18,8 +18,12 @@ from discord.ext import commands
 
 from bot.compute import Compute
 from bot.discord.cog import TaflCog
-from bot.discord.present import challenge_message
-from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, report_error
+from bot.discord.present import (
+    challenge_message,
+    message_ref,
+    parse_message_ref,
+)
+from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, report_error, too_old_to_edit
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.health import HEARTBEAT_INTERVAL, beat_forever, heartbeat_path
 from bot.models import Challenge, utc_now
@@ -283,33 +287,27 @@ class TaflBot(commands.AutoShardedBot):
         """Expire overdue challenges and mark the messages that show them."""
         expired = await self.service.expire_challenges()
         for challenge in expired:
-            if challenge.message_ref is None:
-                continue  # posted nowhere (or before message references were kept)
-            where = parse_message_ref(challenge.message_ref)
-            if where is None:
-                continue
-            channel_id, message_id = where
-            message = self.get_partial_messageable(channel_id).get_partial_message(message_id)
-            outgoing = challenge_message(challenge)
-            try:
-                await message.edit(embed=outgoing.embed, view=None)
-            except discord.HTTPException:
-                log.exception("could not mark challenge %s as expired", challenge.id)
+            await self.show_challenge_message(challenge)
         return expired
 
-
-def message_ref(channel_id: int, message_id: int) -> str:
-    """How the service keeps a Discord message: ``"channel_id:message_id"``."""
-    return f"{channel_id}:{message_id}"
-
-
-def parse_message_ref(ref: str) -> tuple[int, int] | None:
-    """(channel id, message id) of a ``message_ref``; None (logged) if it is not one."""
-    channel_id, colon, message_id = ref.partition(":")
-    if not (colon and channel_id.isdigit() and message_id.isdigit()):
-        log.warning("%r is not a Discord message reference (channel_id:message_id)", ref)
-        return None
-    return int(channel_id), int(message_id)
+    async def show_challenge_message(self, challenge: Challenge) -> None:
+        """Show the challenge as it now stands on the message that shows it, unless that
+        message is too old to be edited (or was never posted)."""
+        if challenge.message_ref is None:
+            return  # posted nowhere (or before message references were kept)
+        where = parse_message_ref(challenge.message_ref)
+        if where is None:
+            return
+        channel_id, message_id = where
+        if too_old_to_edit(message_id, self.clock()):
+            log.info("challenge %s's message is too old to edit; left as it is", challenge.id)
+            return
+        message = self.get_partial_messageable(channel_id).get_partial_message(message_id)
+        outgoing = challenge_message(challenge)
+        try:
+            await message.edit(embed=outgoing.embed, view=None)
+        except discord.HTTPException:
+            log.exception("could not show challenge %s as %s", challenge.id, challenge.status)
 
 
 def create_bot(db: str | Path, **options: Any) -> TaflBot:

@@ -12,14 +12,14 @@ from discord import app_commands
 from discord.ext import commands
 
 import engine
-from bot.clocks import DEFAULT_TIME_CONTROL
 from bot.clocks import MAX_TEXT as MAX_TIME_CONTROL_TEXT
 from bot.discord import present
-from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, sentence
+from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, channel_mention, sentence
 from bot.discord.suggest import MoveSuggestions
 from bot.errors import (
     ChallengeClosed,
     NoGameHere,
+    NoPermission,
     NotYourTurn,
     OfferClosed,
     ServiceError,
@@ -30,12 +30,15 @@ from bot.models import (
     RANDOM_SIDE,
     Announcement,
     AnnouncementKind,
+    Challenge,
+    Channel,
     GameState,
     MoveResult,
     Offer,
     OfferKind,
     OfferStatus,
     Player,
+    ReminderStyle,
     Report,
     build_report,
     utc_now,
@@ -80,6 +83,17 @@ VIEW_CHOICES = [
         ("Black's side (Halatafl)", engine.Side.BLACK.value),
     )
 ]
+REMINDER_CHOICES = [
+    app_commands.Choice(name=name, value=style.value)
+    for name, style in (
+        ("In the game's channel", ReminderStyle.CHANNEL),
+        ("As a direct message", ReminderStyle.DM),
+        ("Off", ReminderStyle.OFF),
+    )
+]
+MAX_CHANNELS_TEXT = 1000
+"""The longest list of channels /tafl settings takes."""
+EVERY_CHANNEL = "all"
 THEME_CHOICES = [
     app_commands.Choice(name=present.theme_name(theme), value=theme) for theme in THEMES
 ]
@@ -110,21 +124,23 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     @app_commands.command(description="Challenge someone, anyone, or me (the AI) to a game")
     @app_commands.describe(
         opponent="Who you challenge (me to play the AI; nobody: anyone may accept)",
-        variant="Which tafl game (default Copenhagen)",
+        variant="Which tafl game (default: the server's, else Copenhagen)",
         side="The side you want to play (default random)",
         rules="A custom variant as an OpenTafl rules string (dim:9 esc:e ... start:/.../)",
         time="Time: 3d (per move), 5d+12h (a clock and an increment), 10m+5s (live), or none "
         "(default 3d+12h)",
+        thread="Play in a thread of its own (default: the server's setting, else yes)",
     )
     @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES)
     async def challenge(
         self,
         interaction: discord.Interaction,
         opponent: discord.User | None = None,
-        variant: str = engine.DEFAULT_VARIANT,
+        variant: str | None = None,
         side: str = RANDOM_SIDE,
         rules: app_commands.Range[str, 1, MAX_RULES_LENGTH] | None = None,
-        time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] = DEFAULT_TIME_CONTROL,
+        time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] | None = None,
+        thread: bool | None = None,
     ) -> None:
         if rules is not None:
             variant = rules
@@ -139,10 +155,13 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 f"I am thinking for {self.compute.ai_demand} games at once; challenge me again "
                 "in a few minutes (the games under way go on)"
             )
+        threads_possible = isinstance(interaction.channel, discord.TextChannel)
         try:
             challenge = await self.service.challenge(
-                channel, me, rival, variant, side, time_control=time
-            )
+                channel, me, rival, variant, side, time_control=time,
+                thread=False if rival == AI_PLAYER or not threads_possible else thread,
+                threads_allowed=interaction.app_permissions.create_public_threads,
+            )  # fmt: skip
         except engine.RulesError as error:
             raise ServiceError(f"those rules can't be played: {error}") from error
         if rival == AI_PLAYER:
@@ -153,6 +172,68 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         message_id = await reply.send(present.challenge_message(challenge))
         if message_id is not None and interaction.channel_id is not None:
             await self.bot.remember_challenge(challenge.id, interaction.channel_id, message_id)
+
+    @app_commands.command(description="Show or change my settings for this server")
+    @app_commands.describe(
+        variant="The variant challenges play unless they say otherwise",
+        time="The time control challenges play under unless they say otherwise (e.g. 3d+12h)",
+        threads="Whether each game gets a thread of its own unless its challenge says otherwise",
+        channels="The channels I play in, as #mentions; all: every channel",
+        reminders="Where turn reminders go for players who have not chosen (/tafl notify)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES, reminders=REMINDER_CHOICES)
+    async def settings(
+        self,
+        interaction: discord.Interaction,
+        variant: str | None = None,
+        time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] | None = None,
+        threads: bool | None = None,
+        channels: app_commands.Range[str, 1, MAX_CHANNELS_TEXT] | None = None,
+        reminders: str | None = None,
+    ) -> None:
+        reply = Reply.of(interaction)
+        guild = present.channel_of(interaction).guild
+        if guild is None or interaction.guild is None:
+            raise ServiceError("settings belong to a server; use this command in one")
+        if not interaction.permissions.manage_guild:
+            raise NoPermission
+        chosen = None if channels is None else self.channels_named(interaction.guild, channels)
+        if (variant, time, threads, chosen, reminders) == (None, None, None, None, None):
+            settings = await self.service.settings(guild)
+        else:
+            settings = await self.service.change_settings(
+                guild, variant=variant, time_control=time, threads=threads, channels=chosen,
+                reminders=reminders,
+            )  # fmt: skip
+        await reply.send(present.settings_message(settings), ephemeral=True)
+
+    @staticmethod
+    def channels_named(guild: discord.Guild, text: str) -> tuple[str, ...]:
+        """The channels of ``text`` (``#mentions`` or ids; ``all``: none, i.e. every channel),
+        as service ids; ServiceError for anything else, or a channel of another server."""
+        if text.strip().lower() == EVERY_CHANNEL:
+            return ()
+        words = text.replace(",", " ").split()
+        chosen = []
+        for word in words:
+            digits = word.removeprefix("<#").removesuffix(">")
+            if not digits.isdigit():
+                raise ServiceError(
+                    f"{word!r} is not a channel; mention the channels (#tafl #games), "
+                    f"or write {EVERY_CHANNEL}"
+                )
+            if guild.get_channel(int(digits)) is None:
+                raise ServiceError(f"<#{digits}> is not a channel of this server")
+            chosen.append(f"{present.PREFIX}{digits}")
+        return tuple(chosen)
+
+    @app_commands.command(description="Where your turn reminders go: the channel, a DM, or off")
+    @app_commands.describe(where="Where your reminders go from now on")
+    @app_commands.choices(where=REMINDER_CHOICES)
+    async def notify(self, interaction: discord.Interaction, where: str) -> None:
+        reply = Reply.of(interaction)
+        style = await self.service.set_reminders(self.player(interaction.user), where)
+        await reply.send(present.notify_message(style), ephemeral=True)
 
     @app_commands.command(description="Play a move, e.g. d1-d4 (or just the target square)")
     @app_commands.describe(move="From-to squares like d1-d4; pick from the suggestions")
@@ -261,26 +342,100 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         reply = Reply.of(interaction)
         player = self.player(interaction.user)
         try:
-            state = await self.answer_challenge(action, challenge_id, player)
+            if action == "accept":
+                challenge = await self.service.check_accept(challenge_id, player)
+                await self.start_challenged_game(reply, challenge, player, clicked=True)
+                return
+            if action == "decline":
+                await self.service.decline(challenge_id, player)
+            else:
+                await self.service.cancel(challenge_id, player)
         except ChallengeClosed:
-            await self.show_challenge(reply, challenge_id)
+            if reply.can_update:  # an old message is left: the refusal says it all
+                await self.show_challenge(reply, challenge_id)
             raise
         await self.show_challenge(reply, challenge_id)
-        if state is not None:
-            await reply.send(await present.start_message(self.compute, state, self.bot.clock()))
-            await self.play_ai(reply, state)
 
-    async def answer_challenge(
-        self, action: str, challenge_id: int, player: Player
-    ) -> GameState | None:
-        """The new game when ``action`` is accept; None after a decline or cancel."""
-        if action == "accept":
-            return await self.service.accept(challenge_id, player)
-        if action == "decline":
-            await self.service.decline(challenge_id, player)
+    async def start_challenged_game(
+        self, reply: Reply, challenge: Challenge, accepter: Player, *, clicked: bool
+    ) -> GameState:
+        """Accept ``challenge`` for ``accepter`` and start its game, in a thread started from
+        the challenge's message when it asks for one (in its channel when Discord refuses,
+        telling the challenger why). ``clicked``: the reply's message is the challenge's."""
+        clicked_on = reply.interaction.message if clicked else None
+        shown_at = (
+            None
+            if clicked_on is None or reply.interaction.channel_id is None
+            else (reply.interaction.channel_id, clicked_on.id)
+        )
+        thread, why_not = await self.open_thread(challenge, accepter, shown_at)
+        channel = None if thread is None else present.thread_channel(thread)
+        try:
+            state = await self.service.accept(challenge.id, accepter, channel)
+        except Exception:
+            if thread is not None:  # someone came first: the thread holds nothing
+                await self.archive(thread.id)
+            raise
+        if clicked:
+            await self.show_challenge(reply, challenge.id)
         else:
-            await self.service.cancel(challenge_id, player)
-        return None
+            await self.bot.show_challenge_message(await self.service.get_challenge(challenge.id))
+        home = self.poster_in(reply, state.home)
+        if why_not is not None:
+            await home.send(present.no_thread_message(challenge.challenger, why_not))
+        start = await present.start_message(self.compute, state, self.bot.clock())
+        poster = self.poster_in(reply, state.channel)
+        await poster.send(start)
+        if thread is not None:
+            await home.send(present.started_in_thread_message(state))
+        if not reply.interaction.response.is_done():
+            await reply.send(present.started_in_thread_message(state), ephemeral=True)
+        await self.play_ai(poster, state)
+        return state
+
+    def poster_in(self, reply: Reply, channel: Channel) -> Poster:
+        """Where to post in ``channel``: the interaction's answer when it happened there, else
+        the channel itself."""
+        if f"{present.PREFIX}{reply.interaction.channel_id}" == channel.id:
+            return reply
+        channel_id = present.discord_id(channel.id)
+        assert channel_id is not None  # a Discord game is in a Discord channel
+        return ChannelPost(self.bot.get_partial_messageable(channel_id))
+
+    async def open_thread(
+        self, challenge: Challenge, accepter: Player, shown_at: tuple[int, int] | None = None
+    ) -> tuple[discord.Thread | None, str | None]:
+        """A public thread started from the challenge's message (``shown_at``: channel and
+        message ids, when known here; else as stored; else in the challenge's channel) when
+        the challenge asks for one; else None, and why not when one was asked for (Discord
+        refused)."""
+        if not challenge.thread:
+            return None, None
+        where = shown_at
+        if where is None and challenge.message_ref is not None:
+            where = present.parse_message_ref(challenge.message_ref)
+        channel_id = present.discord_id(challenge.channel.id) if where is None else where[0]
+        if channel_id is None:
+            return None, None
+        starter = None if where is None else discord.Object(where[1])
+        try:
+            channel = self.bot.get_channel(channel_id) or await self.bot.fetch_channel(channel_id)
+            if not isinstance(channel, discord.TextChannel):
+                return None, None
+            name = present.thread_name(challenge, accepter)
+            if starter is None:  # the challenge's message is not known (yet): a thread of its own
+                thread = await channel.create_thread(
+                    name=name, type=discord.ChannelType.public_thread
+                )
+            else:
+                thread = await channel.create_thread(name=name, message=starter)
+        except discord.Forbidden:
+            log.warning("no permission to start a thread in channel %s", channel_id)
+            return None, "I need the Create Public Threads permission here"
+        except discord.HTTPException as error:
+            log.warning("could not start a thread in channel %s: %s", channel_id, error)
+            return None, f"Discord refused: {error.text or error.status}"
+        return thread, None
 
     async def show_challenge(self, reply: Reply, challenge_id: int) -> None:
         """Replace the challenge message by the challenge as it now stands."""
@@ -298,10 +453,37 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 offer_id, player, accept=action == "accept"
             )
         except OfferClosed:
-            await reply.update(present.offer_message(await self.service.get_offer(offer_id)))
+            if reply.can_update:
+                await reply.update(present.offer_message(await self.service.get_offer(offer_id)))
             raise
         await reply.update(present.offer_message(offer))
         await self.after_offer(reply, offer, state, report)
+
+    async def on_rematch_button(
+        self, interaction: discord.Interaction, action: str, game_id: int
+    ) -> None:
+        """Ask for a rematch of a finished game, or accept the one the opponent asked for."""
+        reply = Reply.of(interaction)
+        player = self.player(interaction.user)
+        challenge = await self.service.rematch(game_id, player)
+        if challenge.challenger.id != player.id:  # the opponent asked first: this accepts
+            await self.start_challenged_game(reply, challenge, player, clicked=False)
+            return
+        if challenge.opponent is not None and challenge.opponent.is_ai:
+            await self.start_challenged_game(reply, challenge, AI_PLAYER, clicked=False)
+            return
+        home = self.poster_in(reply, challenge.channel)
+        message_id = await home.send(present.challenge_message(challenge))
+        channel_id = present.discord_id(challenge.channel.id)
+        if message_id is not None and channel_id is not None:
+            await self.bot.remember_challenge(challenge.id, channel_id, message_id)
+        if not reply.interaction.response.is_done():
+            where = channel_mention(challenge.channel.id)
+            text = (
+                f"I asked {challenge.opponent.name if challenge.opponent else 'anyone'} "
+                f"for a rematch in {where}."
+            )
+            await reply.send(Outgoing(content=text), ephemeral=True)
 
     # -- shared steps -----------------------------------------------------------------------------
 
@@ -371,7 +553,32 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             state = await self.service.get_game(report.game_id)
         message = await present.report_message(self.compute, report, state, poster.filesize_limit)
         announcement = Announcement(state.id, AnnouncementKind.END, len(report.plies), utc_now())
-        await self.publish(poster, announcement, state, message)
+        if await self.publish(poster, announcement, state, message):
+            await self.close_thread(state, report)
+
+    async def close_thread(self, state: GameState, report: Report) -> None:
+        """After a thread game's report: the end announced in the parent channel (with a
+        Rematch button), and the thread archived."""
+        if state.parent is None:
+            return
+        parent_id = present.discord_id(state.parent.id)
+        thread_id = present.discord_id(state.channel.id)
+        if parent_id is None or thread_id is None:
+            return
+        try:
+            await ChannelPost(self.bot.get_partial_messageable(parent_id)).send(
+                present.ended_in_thread_message(state, report)
+            )
+        except discord.HTTPException:
+            log.warning("could not announce the end of game #%s in %s", state.id, parent_id)
+        await self.archive(thread_id)
+
+    async def archive(self, thread_id: int) -> None:
+        """Archive a thread (logged when Discord refuses)."""
+        try:
+            await self.bot.http.edit_channel(thread_id, archived=True)
+        except discord.HTTPException as error:
+            log.warning("could not archive the thread %s: %s", thread_id, error)
 
     # -- the outbox -------------------------------------------------------------------------------
 
@@ -407,7 +614,10 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 message = await present.report_message(
                     self.compute, report, state, poster.filesize_limit
                 )
-            posted += await self.publish(poster, announcement, state, message)
+            shown = await self.publish(poster, announcement, state, message)
+            if shown and announcement.kind is AnnouncementKind.END:
+                await self.close_thread(state, build_report(state))
+            posted += shown
         return posted
 
     async def post_refused(
@@ -466,18 +676,30 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         return ended
 
     async def send_reminders(self) -> int:
-        """Ping each player whose time to move is half used, or nearly up (once each)."""
+        """Ping each player whose time to move is half used, or nearly up (once each), where
+        they chose (/tafl notify), else where their server chose, else in the game's channel. A
+        direct message Discord refuses is dropped (logged)."""
         sent = 0
         for reminder in await self.service.due_reminders():
             channel_id = present.discord_id(reminder.state.channel.id)
-            if channel_id is None:
+            user_id = present.discord_id(reminder.player.id)
+            if channel_id is None or user_id is None:
                 continue
-            channel = self.bot.get_partial_messageable(channel_id)
+            style = await self.service.reminders_for(reminder.player, reminder.state.channel.guild)
+            if style is ReminderStyle.OFF:
+                continue
             try:
-                await ChannelPost(channel).send(Outgoing(content=present.reminder_text(reminder)))
+                if style is ReminderStyle.DM:
+                    user = self.bot.get_user(user_id) or await self.bot.fetch_user(user_id)
+                    text = present.reminder_text(reminder, direct=True)
+                    await user.send(**Outgoing(content=text).send_kwargs())
+                else:
+                    channel = self.bot.get_partial_messageable(channel_id)
+                    text = present.reminder_text(reminder)
+                    await ChannelPost(channel).send(Outgoing(content=text))
                 sent += 1
-            except discord.HTTPException:
-                log.warning("could not remind %s in channel %s", reminder.player.id, channel_id)
+            except discord.HTTPException as error:
+                log.warning("could not remind %s (%s): %s", reminder.player.id, style, error)
         return sent
 
     async def resume_ai_games(self, idle: timedelta = timedelta(0)) -> int:

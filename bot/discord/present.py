@@ -6,15 +6,16 @@ Images are drawn by the bot's worker processes (``bot.compute``): the event loop
 from __future__ import annotations
 
 import asyncio
+import logging
 from datetime import datetime
 
 import discord
 
 import engine
-from bot.clocks import Stage, format_left
+from bot.clocks import DEFAULT_TIME_CONTROL, Stage, format_left
 from bot.compute import Compute, Snapshot
-from bot.discord.replies import Outgoing
-from bot.discord.views import challenge_view, offer_view
+from bot.discord.replies import Outgoing, channel_mention
+from bot.discord.views import challenge_view, offer_view, rematch_view
 from bot.errors import ServiceError
 from bot.models import (
     AI_PLAYER,
@@ -23,12 +24,14 @@ from bot.models import (
     ChallengeStatus,
     Channel,
     GameState,
+    GuildSettings,
     MoveResult,
     Offer,
     OfferKind,
     OfferStatus,
     Player,
     Reminder,
+    ReminderStyle,
     Report,
     format_duration,
     numbered_moves,
@@ -36,6 +39,8 @@ from bot.models import (
 from engine import Side
 from engine.record import to_opentafl_record
 from renderer import THEMES, WOOD, BoardView, caption
+
+log = logging.getLogger(__name__)
 
 PREFIX = "discord:"
 BOARD_FILE = "board.png"
@@ -57,9 +62,33 @@ def player_of(user: discord.abc.User, bot_user_id: int | None) -> Player:
 
 
 def channel_of(interaction: discord.Interaction) -> Channel:
-    """The service's channel for where an interaction happened (a thread is its own channel)."""
+    """The service's channel for where an interaction happened (a thread is its own channel,
+    with its parent's id)."""
     guild = None if interaction.guild_id is None else f"{PREFIX}{interaction.guild_id}"
-    return Channel(f"{PREFIX}{interaction.channel_id}", guild)
+    parent_id = getattr(interaction.channel, "parent_id", None)
+    parent = None if parent_id is None else f"{PREFIX}{parent_id}"
+    return Channel(f"{PREFIX}{interaction.channel_id}", guild, parent)
+
+
+def thread_channel(thread: discord.Thread) -> Channel:
+    """The service's channel for a thread."""
+    return Channel(
+        f"{PREFIX}{thread.id}", f"{PREFIX}{thread.guild.id}", f"{PREFIX}{thread.parent_id}"
+    )
+
+
+def message_ref(channel_id: int, message_id: int) -> str:
+    """How the service keeps a Discord message: ``"channel_id:message_id"``."""
+    return f"{channel_id}:{message_id}"
+
+
+def parse_message_ref(ref: str) -> tuple[int, int] | None:
+    """(channel id, message id) of a ``message_ref``; None (logged) if it is not one."""
+    channel_id, colon, message_id = ref.partition(":")
+    if not (colon and channel_id.isdigit() and message_id.isdigit()):
+        log.warning("%r is not a Discord message reference (channel_id:message_id)", ref)
+        return None
+    return int(channel_id), int(message_id)
 
 
 def discord_id(qualified: str) -> int | None:
@@ -203,14 +232,16 @@ def clock_line(state: GameState, now: datetime) -> str | None:
     return " · ".join(parts)
 
 
-def reminder_text(reminder: Reminder) -> str:
-    """The ping that reminds a player of their move."""
+def reminder_text(reminder: Reminder, *, direct: bool = False) -> str:
+    """The ping that reminds a player of their move (``direct``: as a direct message, which
+    names the game's channel)."""
     state = reminder.state
     left = format_left(reminder.left)
     urgency = "only " if reminder.stage is Stage.LAST else ""
+    where = f" in {channel_mention(state.channel.id)}" if direct else ""
     return (
         f"{mention(reminder.player)}, it is your move in game #{state.id} "
-        f"({state.game.rules.name}): {urgency}{left} left."
+        f"({state.game.rules.name}){where}: {urgency}{left} left."
     )
 
 
@@ -282,7 +313,91 @@ async def report_message(
             inline=False,
         )
     players = " ".join(mention(p) for p in report.players.values() if not p.is_ai)
-    return Outgoing(content=f"Game over. {players}".strip(), embed=embed, files=tuple(files))
+    return Outgoing(
+        content=f"Game over. {players}".strip(),
+        embed=embed,
+        files=tuple(files),
+        view=rematch_view(state.id),
+    )
+
+
+def thread_name(challenge: Challenge, accepter: Player) -> str:
+    """``"Brandubh: Alice vs Bob"``: the name of a game's thread (at most 100 characters)."""
+    variant_name = engine.resolve_rules(challenge.variant).name
+    return f"{variant_name}: {challenge.challenger.name} vs {accepter.name}"[:100]
+
+
+def started_in_thread_message(state: GameState) -> Outgoing:
+    """The note in the parent channel that a game has started in its thread."""
+    sides = " vs ".join(_playing(state, side) for side in state.players)
+    return Outgoing(
+        content=f"Game #{state.id} ({state.game.rules.name}, {sides}) is played in "
+        f"{channel_mention(state.channel.id)}."
+    )
+
+
+def ended_in_thread_message(state: GameState, report: Report) -> Outgoing:
+    """The note in the parent channel that a thread's game is over, with a Rematch button."""
+    return Outgoing(
+        content=f"Game #{state.id} ({state.game.rules.name}) in "
+        f"{channel_mention(state.channel.id)} is over: {report.result}",
+        view=rematch_view(state.id),
+    )
+
+
+def no_thread_message(challenger: Player, why: str) -> Outgoing:
+    """Telling the challenger why their game is played in the channel, not in a thread."""
+    return Outgoing(
+        content=f"{mention(challenger)}, I couldn't start a thread for this game ({why}), "
+        "so it is played here in the channel."
+    )
+
+
+_REMINDER_PLACES = {
+    ReminderStyle.CHANNEL: "in the game's channel",
+    ReminderStyle.DM: "as direct messages",
+    ReminderStyle.OFF: "nowhere (no reminders)",
+}
+
+
+def notify_message(style: ReminderStyle) -> Outgoing:
+    """The answer to /tafl notify."""
+    return Outgoing(content=f"Your turn reminders now come {_REMINDER_PLACES[style]}.")
+
+
+def settings_message(settings: GuildSettings) -> Outgoing:
+    """A server's settings, each with the default it falls back on."""
+    variant = (
+        "Copenhagen Hnefatafl (default)"
+        if settings.variant is None
+        else str(engine.resolve_rules(settings.variant).name)
+    )
+    time_control = (
+        f"{DEFAULT_TIME_CONTROL} (default)"
+        if settings.time_control is None
+        else settings.time_control
+    )
+    threads = {None: "on where I may start threads (default)", True: "on", False: "off"}
+    channels = (
+        ", ".join(channel_mention(c) for c in settings.channels)
+        if settings.channels
+        else "every channel"
+    )
+    reminders = (
+        "in the game's channel (default)"
+        if settings.reminders is None
+        else _REMINDER_PLACES[settings.reminders]
+    )
+    lines = [
+        f"**Variant:** {variant}",
+        f"**Time control:** {time_control}",
+        f"**A thread per game:** {threads[settings.threads]}",
+        f"**Channels I play in:** {channels}",
+        f"**Turn reminders:** {reminders}",
+    ]
+    embed = _embed("Tafl settings for this server", "\n".join(lines))
+    embed.set_footer(text="They apply to new challenges; players choose with /tafl notify")
+    return Outgoing(embed=embed)
 
 
 def record_file_name(game_id: int) -> str:

@@ -9,15 +9,28 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from typing import Any, Protocol
 
 import discord
 from discord import app_commands
 
 import engine
+from bot.errors import ChannelNotAllowed
+from bot.models import utc_now
 from engine.errors import shorten
 
 log = logging.getLogger(__name__)
+
+EDIT_AGE = timedelta(minutes=55)
+"""Messages older than this are never edited: Discord refuses edits of messages older than an
+hour (30046); the margin allows for clocks that differ."""
+
+
+def too_old_to_edit(message_id: int, now: datetime) -> bool:
+    """Whether the message (its id carries its creation time) is too old to be edited."""
+    return now - discord.utils.snowflake_time(message_id) > EDIT_AGE
+
 
 ANSWER_BUDGET = 2.0
 """Seconds an interaction may wait for its answer before it is deferred (Discord allows 3)."""
@@ -224,7 +237,11 @@ class Reply:
             return await self._followup(message, ephemeral)
 
     async def update(self, message: Outgoing) -> None:
-        """Replace the message the clicked button sits on."""
+        """Replace the message the clicked button sits on; when that message is too old to be
+        edited (Discord refuses edits of messages over an hour old), post ``message`` anew."""
+        if not self.can_update:
+            await self.send(message)
+            return
         self._stop_timer()
         async with self._lock:
             self._answered = True
@@ -232,6 +249,15 @@ class Reply:
                 await self.interaction.response.edit_message(**message.edit_kwargs())
             else:
                 await self.interaction.edit_original_response(**message.edit_kwargs())
+
+    @property
+    def can_update(self) -> bool:
+        """Whether the clicked message may be edited (it is under an hour old)."""
+        clicked = self.interaction.message
+        if clicked is None:
+            return True
+        now = getattr(self.interaction.client, "clock", utc_now)()
+        return not too_old_to_edit(clicked.id, now)
 
     async def _followup(self, message: Outgoing, ephemeral: bool) -> int | None:
         kwargs = message.send_kwargs()
@@ -244,7 +270,10 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
     apology with an error id (the traceback is logged under the same id)."""
     if isinstance(error, app_commands.CommandInvokeError):
         error = error.original
-    if isinstance(error, DOMAIN_ERRORS):
+    if isinstance(error, ChannelNotAllowed):
+        places = ", ".join(channel_mention(c) for c in error.channels)
+        text = f"I play only in {places} on this server; challenge there."
+    elif isinstance(error, DOMAIN_ERRORS):
         text = sentence(str(error))
     elif isinstance(error, app_commands.TransformerError):
         text = sentence(f"{error.value!r} is not a valid {error.type.name.lower()} here")
@@ -267,6 +296,12 @@ async def report_error(interaction: discord.Interaction, error: BaseException) -
         await Reply.of(interaction).send(Outgoing(content=text), ephemeral=True)
     except discord.HTTPException:
         log.exception("could not tell user %s about an error", interaction.user.id)
+
+
+def channel_mention(qualified: str) -> str:
+    """``<#1234>`` for a Discord channel id (``"discord:1234"``); the id itself otherwise."""
+    platform, _, snowflake = qualified.partition(":")
+    return f"<#{snowflake}>" if platform == "discord" and snowflake.isdigit() else qualified
 
 
 def sentence(text: str) -> str:

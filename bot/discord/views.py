@@ -1,6 +1,7 @@
 """Buttons that survive a restart: each custom id carries what its click needs.
 
-``tafl:challenge:<action>:<challenge id>`` and ``tafl:offer:<action>:<offer id>`` are parsed by
+``tafl:challenge:<action>:<challenge id>``, ``tafl:offer:<action>:<offer id>`` and
+``tafl:game:rematch:<game id>`` are parsed by
 one DynamicItem template registered in the bot's ``setup_hook``; the click goes to the bot's
 ``ButtonHandler`` (the cog), and any error to the one error helper.
 """
@@ -27,6 +28,10 @@ class ButtonHandler(Protocol):
         self, interaction: discord.Interaction, action: str, offer_id: int
     ) -> None: ...
 
+    async def on_rematch_button(
+        self, interaction: discord.Interaction, action: str, game_id: int
+    ) -> None: ...
+
 
 CHALLENGE_ACTIONS = {
     "accept": ("Accept", discord.ButtonStyle.success),
@@ -37,7 +42,8 @@ OFFER_ACTIONS = {
     "accept": ("Accept", discord.ButtonStyle.success),
     "decline": ("Decline", discord.ButtonStyle.danger),
 }
-ACTIONS = {"challenge": CHALLENGE_ACTIONS, "offer": OFFER_ACTIONS}
+REMATCH_ACTIONS = {"rematch": ("Rematch", discord.ButtonStyle.primary)}
+ACTIONS = {"challenge": CHALLENGE_ACTIONS, "offer": OFFER_ACTIONS, "game": REMATCH_ACTIONS}
 """The buttons of each kind of message, by action: label and style."""
 
 
@@ -49,11 +55,15 @@ def _handler(interaction: discord.Interaction) -> ButtonHandler:
 
 class TaflButton(
     discord.ui.DynamicItem[discord.ui.Button[discord.ui.View]],
-    template=r"tafl:(?P<kind>challenge|offer):(?P<action>accept|decline|cancel):(?P<id>[0-9]+)",
+    template=r"tafl:(?P<kind>challenge|offer|game)"
+    r":(?P<action>accept|decline|cancel|rematch):(?P<id>[0-9]+)",
 ):
-    """A button on a challenge (Accept, Decline, Cancel) or an offer (Accept, Decline)."""
+    """A button on a challenge (Accept, Decline, Cancel), an offer (Accept, Decline) or a
+    finished game's report (Rematch)."""
 
     def __init__(self, kind: str, action: str, target_id: int) -> None:
+        if action not in ACTIONS[kind]:
+            raise ValueError(f"a {kind} has no {action} button")
         label, style = ACTIONS[kind][action]
         self.kind = kind
         self.action = action
@@ -80,8 +90,10 @@ class TaflButton(
         on_click: Callable[[discord.Interaction, str, int], Awaitable[None]]
         if self.kind == "challenge":
             on_click = handler.on_challenge_button
-        else:
+        elif self.kind == "offer":
             on_click = handler.on_offer_button
+        else:
+            on_click = handler.on_rematch_button
         try:
             await on_click(interaction, self.action, self.target_id)
         except Exception as error:
@@ -103,6 +115,13 @@ def offer_view(offer_id: int) -> discord.ui.View:
     view = discord.ui.View(timeout=None)
     for action in OFFER_ACTIONS:
         view.add_item(TaflButton("offer", action, offer_id))
+    return view
+
+
+def rematch_view(game_id: int) -> discord.ui.View:
+    """Rematch, on a finished game's report."""
+    view = discord.ui.View(timeout=None)
+    view.add_item(TaflButton("game", "rematch", game_id))
     return view
 
 

@@ -24,10 +24,12 @@ from bot.models import (
     ChallengeStatus,
     Channel,
     GameStatus,
+    GuildSettings,
     Offer,
     OfferKind,
     OfferStatus,
     Player,
+    ReminderStyle,
 )
 from engine import Outcome, Ply, Reason, Side
 
@@ -64,6 +66,8 @@ class GameRow:
     finished_at: datetime | None
     time_control: str = "none"
     """As written: ``none``, ``3d``, ``5d+12h``."""
+    parent: Channel | None = None
+    """The channel a thread game was started from (None: played where it was challenged)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -212,17 +216,21 @@ class Session(ABC):
         now: datetime,
         time_control: str = "none",
         deadline: datetime | None = None,
+        parent: Channel | None = None,
     ) -> int:
-        """A new active game; ChannelBusy if the channel already has one."""
+        """A new active game (in a thread of ``parent``, if given); ChannelBusy if the channel
+        already has one."""
         stamp = self._time(now)
         if await self.active_game_id(channel) is not None:
             raise ChannelBusy
         try:
             row = await self._row(
                 "INSERT INTO games (guild, channel, variant, rules_string, created_at, updated_at,"
-                " time_control, runs_out_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " time_control, runs_out_at, parent_channel)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (channel.guild, channel.id, variant, rules_string, stamp, stamp, time_control,
-                 None if deadline is None else self._time(deadline)),
+                 None if deadline is None else self._time(deadline),
+                 None if parent is None else parent.id),
             )  # fmt: skip
         except self.integrity_error:
             raise ChannelBusy from None
@@ -275,6 +283,11 @@ class Session(ABC):
             updated_at=read_time(row["updated_at"]),
             finished_at=_time_or_none(row["finished_at"]),
             time_control=row["time_control"],
+            parent=(
+                None
+                if row["parent_channel"] is None
+                else Channel(row["parent_channel"], row["guild"])
+            ),
         )
 
     async def set_deadline(self, game_id: int, deadline: datetime | None) -> None:
@@ -402,17 +415,32 @@ class Session(ABC):
         created_at: datetime,
         expires_at: datetime,
         time_control: str = "none",
+        *,
+        thread: bool = False,
+        rematch_of: int | None = None,
     ) -> Challenge:
+        """A new open challenge (a second open rematch of a game is refused by the database:
+        ``integrity_error``)."""
         row = await self._row(
             "INSERT INTO challenges (guild, channel, challenger_id, challenger_name, opponent_id,"
-            " opponent_name, variant, side, created_at, expires_at, time_control)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+            " opponent_name, variant, side, created_at, expires_at, time_control, thread,"
+            " rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
             (channel.guild, channel.id, challenger.id, challenger.name,
              opponent.id if opponent else None, opponent.name if opponent else None,
-             variant, side, self._time(created_at), self._time(expires_at), time_control),
+             variant, side, self._time(created_at), self._time(expires_at), time_control,
+             int(thread), rematch_of),
         )  # fmt: skip
         assert row is not None
         return _challenge(row)
+
+    async def open_rematch(self, game_id: int, now: datetime) -> Challenge | None:
+        """The open, unexpired rematch challenge of a finished game, if any."""
+        row = await self._row(
+            "SELECT * FROM challenges WHERE rematch_of = ? AND status = 'open'"
+            " AND expires_at > ?" + self._locking(),
+            (game_id, self._time(now)),
+        )
+        return None if row is None else _challenge(row)
 
     async def challenge(self, challenge_id: int) -> Challenge | None:
         row = await self._row(
@@ -461,6 +489,53 @@ class Session(ABC):
             (channel.id,),
         )
         return [_challenge(r) for r in rows]
+
+    # -- settings ------------------------------------------------------------------------------
+
+    async def guild_settings(self, guild: str) -> GuildSettings | None:
+        """A server's settings; None if it never changed any."""
+        row = await self._row("SELECT * FROM guild_settings WHERE guild = ?", (guild,))
+        if row is None:
+            return None
+        return GuildSettings(
+            guild=row["guild"],
+            variant=row["variant"],
+            time_control=row["time_control"],
+            threads=None if row["threads"] is None else bool(row["threads"]),
+            channels=tuple(row["channels"].split()),
+            reminders=None if row["reminders"] is None else ReminderStyle(row["reminders"]),
+        )
+
+    async def save_guild_settings(self, settings: GuildSettings, now: datetime) -> None:
+        """Store a server's settings (all of them, replacing what was there)."""
+        await self._execute(
+            "INSERT INTO guild_settings"
+            " (guild, variant, time_control, threads, channels, reminders, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (guild) DO UPDATE SET"
+            " variant = excluded.variant, time_control = excluded.time_control,"
+            " threads = excluded.threads, channels = excluded.channels,"
+            " reminders = excluded.reminders, updated_at = excluded.updated_at",
+            (settings.guild, settings.variant, settings.time_control,
+             None if settings.threads is None else int(settings.threads),
+             " ".join(settings.channels), _text_or_none(settings.reminders), self._time(now)),
+        )  # fmt: skip
+
+    async def player_reminders(self, player_id: str) -> ReminderStyle | None:
+        """Where a player asked for their reminders to go; None if they never said."""
+        row = await self._row(
+            "SELECT reminders FROM player_settings WHERE player_id = ?", (player_id,)
+        )
+        return None if row is None else ReminderStyle(row["reminders"])
+
+    async def set_player_reminders(
+        self, player_id: str, style: ReminderStyle, now: datetime
+    ) -> None:
+        await self._execute(
+            "INSERT INTO player_settings (player_id, reminders, updated_at) VALUES (?, ?, ?)"
+            " ON CONFLICT (player_id) DO UPDATE SET reminders = excluded.reminders,"
+            " updated_at = excluded.updated_at",
+            (player_id, str(style), self._time(now)),
+        )
 
     # -- offers --------------------------------------------------------------------------------
 
@@ -695,6 +770,8 @@ def _challenge(row: Row) -> Challenge:
         game_id=None if row["game_id"] is None else int(row["game_id"]),
         message_ref=row["message_ref"],
         time_control=row["time_control"],
+        thread=bool(row["thread"]),
+        rematch_of=None if row["rematch_of"] is None else int(row["rematch_of"]),
     )
 
 

@@ -15,6 +15,8 @@ TABLES = (
     "announcements",
     "reminders",
     "interactions",
+    "guild_settings",
+    "player_settings",
 )
 """Every table of the project, each after the tables it refers to."""
 

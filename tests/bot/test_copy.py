@@ -53,6 +53,15 @@ async def fill(store: Store, clock: FakeClock, alice: Player, bob: Player, carol
     async with store.transaction() as session:  # (only a shared database claims them itself)
         await session.claim_event("c:event:1", clock())
 
+    await service.change_settings(
+        "g", variant="brandubh", threads=False, channels=("c:lobby", "c:won")
+    )
+    await service.change_settings("h", reminders="dm")
+    await service.set_reminders(alice, "off")
+    threaded = await service.challenge(lobby, bob, alice, thread=True)
+    await service.accept(threaded.id, alice, Channel("c:thread", "g", "c:lobby"))
+    await service.rematch(won.id, bob)  # an open rematch challenge
+
 
 async def dump(store: Store) -> dict[str, list[tuple[object, ...]]]:
     async with store.reading() as session:

@@ -534,10 +534,11 @@ class FakeDiscord:
         """The application id."""
         return self.world.app_id
 
-    def add_user(self, name: str, *, guild: Guild | None = None) -> User:
-        """A new person, member of `guild` (default: the default guild)."""
+    def add_user(self, name: str, *, guild: Guild | None = None, permissions: int = 0) -> User:
+        """A new person, member of `guild` (default: the default guild), with `permissions`
+        (a bit field, e.g. `discord.Permissions(manage_guild=True).value`) beyond a member's."""
         account = self.world.add_account(name)
-        self.world.add_member(guild or self.guild, account)
+        self.world.add_member(guild or self.guild, account).granted |= permissions
         user = self._users[account.id] = User(self, account)
         return user
 
@@ -634,6 +635,11 @@ class FakeDiscord:
         if self.world.violations:
             lines = "\n".join(f"  {v}" for v in self.world.violations)
             raise AssertionError(f"the bot broke Discord rules:\n{lines}")
+
+    def advance_time(self, seconds: float) -> None:
+        """Move the emulated wall clock forward: new ids carry the later time, and messages
+        made before look that much older (an edit of one over an hour old gets 30046)."""
+        self.world.ids.offset += seconds
 
     def fail_next(
         self,

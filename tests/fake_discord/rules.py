@@ -113,6 +113,13 @@ NOT_AUTHOR = (403, 50005, "Cannot edit a message authored by another user")
 EMPTY_MESSAGE = (400, 50006, "Cannot send an empty message")
 INVALID_WEBHOOK_TOKEN = (401, 50027, "Invalid Webhook Token")
 TOO_LARGE = (413, 40005, "Request entity too large")
+OLD_MESSAGE_EDITS = (
+    400,
+    30046,
+    "Maximum number of edits to messages older than 1 hour reached. Try again later",
+)
+THREAD_EXISTS = (400, 160004, "A thread has already been created for this message")
+OLD_MESSAGE_AGE = 3600.0  # seconds after which Discord refuses (rate-limits) edits of a message
 
 
 def error(kind: tuple[int, int, str], detail: str = "") -> DiscordError:

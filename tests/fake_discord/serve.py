@@ -73,7 +73,10 @@ class Session:
             return str(user_id)
 
     def value(self, text: str) -> Any:
-        """An option value: ``@name`` is that user (``@bot`` the bot itself), else the text."""
+        """An option value: ``@name`` is that user (``@bot`` the bot itself), ``true`` and
+        ``false`` are booleans, else the text."""
+        if text.lower() in ("true", "false"):
+            return text.lower() == "true"
         if not text.startswith("@"):
             return text
         name = text.removeprefix("@")

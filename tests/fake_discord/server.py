@@ -241,6 +241,7 @@ class Server:
                 self.delete_command,
             ),
             ("GET", "/channels/{channel_id}", self.get_channel),
+            ("PATCH", "/channels/{channel_id}", self.patch_channel),
             ("GET", "/channels/{channel_id}/messages", self.get_messages),
             ("POST", "/channels/{channel_id}/messages", self.post_message),
             ("GET", "/channels/{channel_id}/messages/{message_id}", self.get_message),
@@ -586,6 +587,10 @@ class Server:
     async def get_channel(self, request: web.Request) -> web.Response:
         return reply(self._channel(request).payload())
 
+    async def patch_channel(self, request: web.Request) -> web.Response:
+        channel = self.world.edit_channel(self._channel(request), await read_json(request))
+        return reply(channel.payload())
+
     async def get_messages(self, request: web.Request) -> web.Response:
         channel = self._channel(request)
         limit = min(max(int(request.query.get("limit", "50")), 1), 100)
@@ -639,6 +644,8 @@ class Server:
         starter = 0
         if "message_id" in request.match_info:
             starter = self.world.channel_message(parent, snowflake(request, "message_id")).id
+            if starter in self.world.channels:
+                raise error(rules.THREAD_EXISTS, f"message {starter} already has a thread")
         kind = int(body.get("type") or PUBLIC_THREAD)
         thread = self.world.add_thread(
             parent, str(body.get("name", "")), self.world.bot, kind=kind, thread_id=starter

@@ -42,12 +42,22 @@ class Snowflakes:
 
     def __init__(self) -> None:
         self._last = 0
+        self.offset = 0.0
+        """Seconds the emulated wall clock runs ahead of the real one (``advance_time``)."""
+
+    def now(self) -> float:
+        """The emulated wall clock (Unix seconds)."""
+        return time.time() + self.offset
 
     def next(self) -> int:
         """A fresh id."""
-        stamp = (int(time.time() * 1000) - DISCORD_EPOCH_MS) << 22
+        stamp = (int(self.now() * 1000) - DISCORD_EPOCH_MS) << 22
         self._last = max(self._last + 1, stamp)
         return self._last
+
+    def age(self, snowflake: int) -> float:
+        """Seconds since the id was made, by the emulated wall clock."""
+        return self.now() - ((snowflake >> 22) + DISCORD_EPOCH_MS) / 1000
 
 
 class NotAnswered(AssertionError):
@@ -172,11 +182,14 @@ class Member:
     account: Account
     roles: list[int] = field(default_factory=list)
     joined_at: str = field(default_factory=now_iso)
+    granted: int = 0
+    """Permissions beyond a plain member's (e.g. Manage Server), as a bit field."""
 
     @property
     def permissions(self) -> int:
-        """What the member may do (all for the bot, a plain member's rights otherwise)."""
-        return BOT_PERMISSIONS if self.account.bot else MEMBER_PERMISSIONS
+        """What the member may do (all for the bot, a plain member's rights and what was
+        granted otherwise)."""
+        return BOT_PERMISSIONS if self.account.bot else MEMBER_PERMISSIONS | self.granted
 
     def payload(self, *, with_user: bool = True, with_permissions: bool = False) -> JSON:
         """The guild member object."""
@@ -341,6 +354,8 @@ class Channel:
     recipient: Account | None = None
     all_messages: list[Message] = field(default_factory=list, repr=False)
     created: str = field(default_factory=now_iso)
+    archived: bool = False
+    """A thread closed with PATCH /channels/{id} archived=true."""
 
     @property
     def mention(self) -> str:
@@ -403,7 +418,7 @@ class Channel:
                 total_message_sent=count,
                 member_count=1,
                 thread_metadata={
-                    "archived": False,
+                    "archived": self.archived,
                     "auto_archive_duration": 1440,
                     "archive_timestamp": self.created,
                     "create_timestamp": self.created,

@@ -531,3 +531,59 @@ async def test_groups_nest_subcommand_options(fake_discord: FakeDiscord) -> None
         fake_discord.command_data(
             fake_discord.channel, "tafl admin reset", {"games": 1.5}, focused=None
         )
+
+
+async def test_threads_are_archived_and_old_messages_refuse_edits(
+    fake_discord: FakeDiscord,
+) -> None:
+    api = fake_discord.base_url + "/api/v10"
+    auth = {"Authorization": f"Bot {fake_discord.token}"}
+    channel = fake_discord.channel
+    async with aiohttp.ClientSession(headers=auth) as http:
+        async with http.post(f"{api}/channels/{channel.id}/messages", json={"content": "hi"}) as r:
+            posted = await r.json()
+        starter = f"{api}/channels/{channel.id}/messages/{posted['id']}"
+        async with http.post(f"{starter}/threads", json={"name": "Game 1"}) as r:
+            thread = await r.json()
+        assert thread["id"] == posted["id"] and not thread["thread_metadata"]["archived"]
+        async with http.post(f"{starter}/threads", json={"name": "Game 2"}) as r:
+            assert r.status == 400 and (await r.json())["code"] == 160004
+        async with http.patch(f"{api}/channels/{thread['id']}", json={"archived": True}) as r:
+            assert r.status == 200 and (await r.json())["thread_metadata"]["archived"]
+        assert fake_discord.guild.threads[0].archived
+        async with http.patch(f"{api}/channels/{channel.id}", json={"archived": True}) as r:
+            assert r.status == 400  # a text channel is not archived
+
+        async with http.patch(starter, json={"content": "fresh edit"}) as r:
+            assert r.status == 200
+        fake_discord.advance_time(3601)
+        async with http.patch(starter, json={"content": "late edit"}) as r:
+            assert r.status == 400 and (await r.json())["code"] == 30046
+        async with http.post(f"{api}/channels/{channel.id}/messages", json={"content": "new"}) as r:
+            new = await r.json()
+        async with http.patch(
+            f"{api}/channels/{channel.id}/messages/{new['id']}", json={"content": "new, edited"}
+        ) as r:
+            assert r.status == 200  # made after the clock moved: not old
+    assert fake_discord.message(int(posted["id"])).content == "fresh edit"
+    assert [v.code for v in fake_discord.take_violations()] == [160004, 50035, 30046]
+
+
+async def test_members_can_be_granted_permissions(fake_discord: FakeDiscord) -> None:
+    admin = fake_discord.add_user("admin", permissions=discord.Permissions(manage_guild=True).value)
+    member = fake_discord.add_user("member")
+    seen: dict[str, bool] = {}
+
+    class Checker(TinyBot):
+        async def setup_hook(self) -> None:
+            @self.tree.command(description="Who may manage the server")
+            async def who(interaction: discord.Interaction[Any]) -> None:
+                seen[interaction.user.name] = interaction.permissions.manage_guild
+                await interaction.response.send_message("ok", ephemeral=True)
+
+            await self.tree.sync()
+
+    async with fake_discord.running(Checker()):
+        await admin.slash("who")
+        await member.slash("who")
+    assert seen == {"admin": True, "member": False}

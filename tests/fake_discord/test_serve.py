@@ -18,7 +18,7 @@ async def test_a_challenge_accepted_and_a_move_are_printed(
     async with fake_discord.running(bot):
         session = Session(fake_discord)
         for line in (
-            "alice /tafl challenge opponent=@bob variant=brandubh side=attackers",
+            "alice /tafl challenge opponent=@bob variant=brandubh side=attackers thread=false",
             "bob click Accept",
             "alice /tafl move move=d2-c2",
             "bob /tafl move move=zz",

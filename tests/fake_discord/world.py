@@ -180,6 +180,25 @@ class World:
         self.emit(Event("THREAD_CREATE", thread.payload() | {"newly_created": True}, GUILDS_INTENT))
         return thread
 
+    def edit_channel(self, channel: Channel, body: JSON) -> Channel:
+        """Apply a channel edit: a thread's ``archived`` and ``name`` (the rest is not emulated)."""
+        unknown = set(body) - {"archived", "name", "locked"}
+        if unknown:
+            raise invalid_form(", ".join(sorted(unknown)), "editing this is not emulated")
+        if "archived" in body or "locked" in body:
+            if channel.type not in THREAD_TYPES:
+                raise invalid_form("archived", "only threads are archived")
+            channel.archived = bool(body.get("archived", channel.archived))
+        if "name" in body:
+            name = str(body["name"])
+            if not 1 <= len(name) <= 100:
+                raise invalid_form("name", "must be 1 to 100 characters")
+            channel.name = name
+        event = "THREAD_UPDATE" if channel.type in THREAD_TYPES else "CHANNEL_UPDATE"
+        self.emit(Event(event, channel.payload(), GUILDS_INTENT))
+        self.changed(channel)
+        return channel
+
     def dm_channel(self, account: Account) -> Channel:
         """The bot's DM channel with `account`, created on first use."""
         for channel in self.channels.values():
@@ -331,7 +350,13 @@ class World:
     def edit_message(
         self, message: Message, body: JSON, uploads: dict[int, Upload] | None = None
     ) -> Message:
-        """Apply an edit (validated first); a deferred response stops loading."""
+        """Apply an edit (validated first); a deferred response stops loading. A message older
+        than an hour is refused (30046: Discord rate-limits those edits hard)."""
+        if self.ids.age(message.id) > rules.OLD_MESSAGE_AGE:
+            raise error(
+                rules.OLD_MESSAGE_EDITS,
+                f"message {message.id} is {self.ids.age(message.id) / 3600:.1f} hours old",
+            )
         uploads = uploads or {}
         attachments = self._attachments(message.channel, body, uploads, message.attachments)
         draft = self._draft(message, body, attachments)

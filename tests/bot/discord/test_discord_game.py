@@ -27,9 +27,11 @@ OPENING = ["d1-c1", "f4-j4", "a4-i4"]
 
 
 async def start_game(alice: User, bob: User, time: str | None = None) -> Message:
-    """Alice (attackers) challenges Bob (with a ``time`` control, if given), who accepts; the
-    first board."""
-    options = None if time is None else {"time": time}
+    """Alice (attackers) challenges Bob (with a ``time`` control, if given) to a game in the
+    channel (no thread), who accepts; the first board."""
+    options: dict[str, object] = {"thread": False}
+    if time is not None:
+        options["time"] = time
     challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers", options=options)
     accepted = await bob.click(challenge, "Accept")
     return await accepted.followup()
@@ -59,7 +61,7 @@ def png(message: Message) -> Image.Image:
 async def test_challenge_accept_then_moves_with_board_images(
     fake: FakeDiscord, bot: TaflBot, alice: User, bob: User
 ) -> None:
-    challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers")
+    challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers", thread=False)
     assert bob.mention in challenge.content
     assert [b["label"] for b in challenge.buttons] == ["Accept", "Decline", "Cancel"]
 
@@ -240,7 +242,7 @@ async def test_a_challenge_in_a_busy_channel_suggests_a_thread(
     fake: FakeDiscord, bot: TaflBot, alice: User, bob: User, carol: User
 ) -> None:
     await start_game(alice, bob)
-    busy = await carol.slash("tafl challenge", opponent=alice)
+    busy = await carol.slash("tafl challenge", opponent=alice, thread=False)
     assert busy.ephemeral and "thread" in busy.content
 
     thread = fake.world.add_thread(fake.channel, "second game", carol.account)
@@ -267,7 +269,7 @@ async def test_challenge_answers(
     assert gone.message is not None and gone.message.buttons == []
     assert "Cancelled" in embed_of(gone.message)["description"]
 
-    anyone = await alice.slash("tafl challenge", variant="brandubh")
+    anyone = await alice.slash("tafl challenge", variant="brandubh", thread=False)
     board = await (await carol.click(anyone, "Accept")).followup()
     assert png(board).size[0] > 0
     assert (await game_here(bot, fake)).game.size == 7
@@ -302,7 +304,7 @@ async def test_a_custom_variant_from_an_opentafl_rules_string(
         await bot.service.get_challenge(1)
 
     challenge = await alice.slash(
-        "tafl challenge", opponent=bob, rules=f"dim:7 name:Little_One ks:w {start}"
+        "tafl challenge", opponent=bob, rules=f"dim:7 name:Little_One ks:w {start}", thread=False
     )
     assert "to Little One" in embed_of(challenge.message)["description"]
     board = await (await bob.click(challenge, "Accept")).followup()

@@ -22,7 +22,9 @@ KING_CAPTURED = ["d1-e1", "d3-e3", "d2-c2", "d4-d2", "e1-e2"]
 
 
 async def start_game(alice: User, bob: User, **options: Any) -> None:
-    challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers", **options)
+    challenge = await alice.slash(
+        "tafl challenge", opponent=bob, side="attackers", thread=False, **options
+    )
     await (await bob.click(challenge, "Accept")).followup()
 
 
@@ -41,7 +43,9 @@ async def test_slow_answers_are_deferred_then_sent(
             return await real_accept(*args)
 
         monkeypatch.setattr(bot.service, "accept", slow_accept)
-        challenge = await alice.slash("tafl challenge", opponent=bob, side="attackers")
+        challenge = await alice.slash(
+            "tafl challenge", opponent=bob, side="attackers", thread=False
+        )
         click = await bob.click(challenge, "Accept")
         assert click.deferred
         updated = await click.result()
@@ -150,7 +154,7 @@ async def test_the_synced_schema_is_one_tafl_group(fake: FakeDiscord, bot: TaflB
     names = {option["name"] for option in tafl["options"]}
     assert names == {
         "challenge", "move", "board", "resign", "claim", "draw", "undo", "history", "rules",
-        "variants",
+        "variants", "settings", "notify",
     }  # fmt: skip
     move = next(o for o in tafl["options"] if o["name"] == "move")
     assert move["options"][0]["autocomplete"] is True

@@ -65,7 +65,9 @@ async def guild_on_other_shard(fake: FakeDiscord) -> Guild:
 
 async def play_a_game(fake: FakeDiscord, channel: FakeChannel, alice: User, bob: User) -> None:
     """Alice challenges Bob in ``channel``, he accepts, they play MOVES; each answer is checked."""
-    challenge = await alice.slash("tafl challenge", channel=channel, opponent=bob, side="attackers")
+    challenge = await alice.slash(
+        "tafl challenge", channel=channel, opponent=bob, side="attackers", thread=False
+    )
     await (await bob.click(challenge, "Accept")).followup()
     for number, move in enumerate(MOVES):
         player = (alice, bob)[number % 2]
