@@ -382,8 +382,10 @@ def test_random_games_keep_the_rules(seed: int) -> None:
         assert len(set(moves)) == len(moves)
         for move in moves:
             _check_move_shape(game, move.path)
-            if len(move.path) > 2:
-                assert Move(SIZE, move.path[:-1]) in moves
+            prefix = Move(SIZE, move.path[:-1])
+            back_on_its_corner = prefix.target == prefix.origin in game.corners
+            if len(move.path) > 2 and not back_on_its_corner:  # a cornered piece must leave
+                assert prefix in moves
         move = rng.choice(moves)
         own = Piece.WHITE if game.turn is Side.WHITE else Piece.BLACK
         enemy_jumped = {
@@ -406,3 +408,13 @@ def test_why_the_opening_is_fixed_b2_d4_would_leave_black_without_a_move() -> No
     game = HalataflGame()
     game.push(Move.parse("b2-d4", SIZE))
     assert game.outcome == Outcome(Side.WHITE, Reason.NO_LEGAL_MOVES)
+
+
+def test_a_chain_from_a_corner_may_pass_its_corner_but_not_stop_there() -> None:
+    # Found by the random games (seed 784): a chain a7-a5-c5-a7 comes back to its corner, which
+    # a piece left on a corner must leave, so it is no move; going on to c7 is one.
+    game = HalataflGame.from_position(
+        "halatafl", "/1WWWWW1/WWWWWWW/WWW1WWW/1WBWBBB/1B1BB1B/BBBBBBB/WB1BBB1/", Side.WHITE
+    )
+    moves = {str(move) for move in game.legal_moves()}
+    assert "a7-a5-c5-a7-c7" in moves and "a7-a5-c5-a7" not in moves
