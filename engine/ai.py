@@ -735,7 +735,7 @@ class Level:
     """The deepest it searches, in plies (None: as deep as the time allows)."""
     noise: int = 0
     """The spread (standard deviation, in evaluation units) of the chance added to each move's
-    score before the best is taken: a weak player misjudges close moves."""
+    score before the best is taken: a weak player misjudges close moves (not forced results)."""
     random_share: float = 0.0
     """The share of moves it plays at random, missing whatever there was to see."""
 
@@ -788,7 +788,11 @@ def choose_move_at(
     scored = _scored_moves(game, moves, level.depth or 1, deadline)
     if not scored:
         return moves[0]
-    return max(scored, key=lambda pair: pair[1] + rng.gauss(0, level.noise))[0]
+
+    def judged(score: int) -> float:
+        return score if abs(score) >= _WON else score + rng.gauss(0, level.noise)
+
+    return max(scored, key=lambda pair: judged(pair[1]))[0]
 
 
 def _scored_moves(
