@@ -26,6 +26,13 @@ class Rating:
     deviation: float = 350.0
     volatility: float = 0.06
 
+    def __post_init__(self) -> None:
+        if not (self.deviation > 0 and self.volatility > 0 and math.isfinite(self.rating)):
+            raise ValueError(
+                "a rating is a finite number with a deviation and a volatility above 0, not "
+                f"{self.rating}, {self.deviation}, {self.volatility}"
+            )
+
 
 NEW = Rating()
 """The rating of a player with no games; no deviation grows past this one's."""

@@ -59,6 +59,17 @@ def test_a_score_outside_0_to_1_is_refused(score: float) -> None:
         update(NEW, [(NEW, score)])
 
 
+@pytest.mark.parametrize(
+    ("rating", "deviation", "volatility"),
+    [(1500, 0, 0.06), (1500, 350, 0), (float("inf"), 350, 0.06), (1500, -1, 0.06)],
+)
+def test_a_rating_that_cannot_be_is_refused(
+    rating: float, deviation: float, volatility: float
+) -> None:
+    with pytest.raises(ValueError, match="a rating is a finite number with a deviation"):
+        Rating(rating, deviation, volatility)
+
+
 # -- properties ----------------------------------------------------------------------------------
 
 ratings = st.builds(
