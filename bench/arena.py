@@ -1,6 +1,6 @@
 """The AI levels against each other, or this AI against an older one: scores with 95% intervals.
 
-    python bench/arena.py [--variants brandubh,copenhagen] [--games 10] [--time-scale 0.1]
+    python bench/arena.py [--variants brandubh,copenhagen] [--games 10] [--time-scale 0.2]
                           [--max-plies 200] [--processes 2] [--seed 1]
     python bench/arena.py --old 8f55938 [--seconds 0.2] [...]
 
@@ -13,7 +13,7 @@ from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per
 Games come in pairs from the same random two-ply opening with the sides swapped; a game still
 running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
 it prints wins, draws and losses of the stronger side, its score with a 95% confidence interval
-(normal, from the spread of the pairs' scores) and the Elo difference that score means, then
+(Wilson's, per game) and the Elo difference that score means (and its interval's), then
 whether every level scores at least 70% against the one below. Games run in up to two
 processes (``--processes``); the longest think per player is printed to check the ceilings.
 """
@@ -126,21 +126,25 @@ class Tally:
     @classmethod
     def of(cls, results: list[Result]) -> Tally:
         scores = [r.score for r in results]
-        pairs: dict[tuple[str, int], list[float]] = {}
-        for r in results:
-            pairs.setdefault((r.task.variant, r.task.pair), []).append(r.score)
-        pair_scores = [statistics.fmean(s) for s in pairs.values()]
-        mean = statistics.fmean(scores)
-        spread = statistics.stdev(pair_scores) if len(pair_scores) > 1 else 0.5
-        margin = Z95 * spread / math.sqrt(len(pair_scores))
+        low, high = wilson(statistics.fmean(scores), len(scores))
         return cls(
             scores.count(1.0),
             scores.count(0.5),
             scores.count(0.0),
-            mean,
-            max(0.0, mean - margin),
-            min(1.0, mean + margin),
+            statistics.fmean(scores),
+            low,
+            high,
         )
+
+
+def wilson(score: float, games: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a score over ``games`` games (a draw counts as half a win, which
+    makes it wider than it need be, never narrower)."""
+    z2 = Z95 * Z95
+    centre = (score + z2 / (2 * games)) / (1 + z2 / games)
+    margin = Z95 * math.sqrt(score * (1 - score) / games + z2 / (4 * games * games))
+    margin /= 1 + z2 / games
+    return max(0.0, centre - margin), min(1.0, centre + margin)
 
 
 def elo(score: float) -> float:
@@ -183,7 +187,7 @@ def main() -> None:
     parser.add_argument("--variants", default="brandubh,copenhagen")
     parser.add_argument("--games", type=int, default=10, help="games per pairing and variant")
     parser.add_argument(
-        "--time-scale", type=float, default=0.1, help="times each level's own think time"
+        "--time-scale", type=float, default=0.2, help="times each level's own think time"
     )
     parser.add_argument("--old", help="play this commit's engine/ai.py instead of the levels")
     parser.add_argument("--seconds", type=float, default=0.2, help="per move, with --old")
