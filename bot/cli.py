@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, NoReturn
 
 from bot import __version__
 from bot.config import DEFAULT_DB, TOKEN_HELP, Settings
+from engine.ai import DEFAULT_LEVEL, LEVELS
 from engine.errors import TaflError
 
 if TYPE_CHECKING:
@@ -82,6 +83,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the board as a PNG image into DIR after each move",
     )
     play.add_argument("--ai", metavar="SIDE", help="the side the computer plays, e.g. defenders")
+    play.add_argument(
+        "--level",
+        choices=list(LEVELS),
+        help=f"how strongly the computer plays (default: {DEFAULT_LEVEL.name})",
+    )
     play.add_argument(
         "--ai-time",
         metavar="SECONDS",
@@ -212,6 +218,8 @@ def run_play(args: argparse.Namespace) -> int:
     from bot.terminal import ASCII, play_in_terminal
     from engine import DEFAULT_VARIANT, resolve_rules
 
+    if args.level is not None and args.ai is None:
+        raise CommandError("--level is the computer's: say which side it plays with --ai", 2)
     if args.resume and (args.variant or args.ai):
         raise CommandError("--resume goes on with the saved game's variant and players", 2)
     rules = resolve_rules(args.variant or DEFAULT_VARIANT)
@@ -240,6 +248,7 @@ def run_play(args: argparse.Namespace) -> int:
                 variant=args.variant,
                 resume=args.resume,
                 ai_side=ai_side,
+                level=args.level or DEFAULT_LEVEL.name,
                 ai_time_limit=args.ai_time,
                 png_dir=args.png,
                 glyphs=ASCII if args.ascii else None,

@@ -12,6 +12,7 @@ from enum import StrEnum
 import engine
 from bot.clocks import NO_CLOCK, Stage, TimeControl
 from engine import Ply, Reason, Side
+from engine.ai import DEFAULT_LEVEL, LEVELS
 
 
 def utc_now() -> datetime:
@@ -30,8 +31,30 @@ class Player:
     def is_ai(self) -> bool:
         return self.id.startswith("ai:")
 
+    @property
+    def ai_level(self) -> str | None:
+        """The level the AI plays at (``"hard"``); None for a person. The bare ``ai:tafl`` of
+        the games before levels plays medium."""
+        if not self.is_ai:
+            return None
+        level = self.id.removeprefix(AI_PLAYER_ID).removeprefix(":")
+        return level or DEFAULT_LEVEL.name
 
-AI_PLAYER = Player("ai:tafl", "Tafl AI")
+
+AI_PLAYER_ID = "ai:tafl"
+AI_PLAYER = Player(AI_PLAYER_ID, "Tafl AI")
+"""The bot as an opponent, before a level is chosen (and in games from before levels)."""
+
+
+def ai_player(level: str = DEFAULT_LEVEL.name) -> Player:
+    """The AI at ``level`` (easy, medium, hard, max): a player of its own, rated apart.
+    ServiceError for an unknown level."""
+    from bot.errors import ServiceError
+
+    name = level.strip().lower()
+    if name not in LEVELS:
+        raise ServiceError(f"unknown AI level {level!r}; choose {', '.join(LEVELS)}")
+    return Player(f"{AI_PLAYER_ID}:{name}", f"Tafl AI ({name})")
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 
 import engine
 from bot.clocks import DEFAULT_TIME_CONTROL, Kind, Stage, TimeControl
-from bot.compute import Snapshot
+from bot.compute import Snapshot, think_at_level
 from bot.errors import (
     ChallengeClosed,
     ChallengeNotFound,
@@ -33,7 +33,6 @@ from bot.errors import (
     TooEarly,
 )
 from bot.models import (
-    AI_PLAYER,
     RANDOM_SIDE,
     Announcement,
     AnnouncementKind,
@@ -77,9 +76,7 @@ Thinker = Callable[[Snapshot, float], Awaitable[Move]]
 
 async def think_in_thread(snapshot: Snapshot, time_limit: float) -> Move:
     """The AI's move, searched in a thread of this process (the terminal's way)."""
-    from engine.ai import choose_move
-
-    return await asyncio.to_thread(choose_move, snapshot.game(), time_limit=time_limit)
+    return await asyncio.to_thread(think_at_level, snapshot, time_limit)
 
 
 class GameService:
@@ -289,14 +286,15 @@ class GameService:
         """The active games in which it is the AI's turn and nothing has happened for ``idle``
         or longer (a restart, or a failed search, left them so), oldest first."""
         async with self._store.reading() as db:
-            game_ids = await db.games_waiting_for(AI_PLAYER.id)
+            game_ids = await db.games_with_ai()
         games = [await self._load(game_id) for game_id in game_ids]
         now = self._clock()
         return [
             g
             for g in games
             if g is not None
-            and g.player_to_move() == AI_PLAYER
+            and (mover := g.player_to_move()) is not None
+            and mover.is_ai
             and (not idle or now - g.updated_at >= idle)
         ]
 
@@ -331,7 +329,9 @@ class GameService:
             if mover is None or not mover.is_ai:
                 raise NotYourTurn("it is not the AI's turn")
             limit = self._ai_time_limit if time_limit is None else time_limit
-            choice = await self._think(Snapshot.of(state.game), limit)
+            level = mover.ai_level
+            assert level is not None  # the AI has a level
+            choice = await self._think(Snapshot.of(state.game, level), limit)
             return await self._play(state, state.game.parse_move(str(choice)))
 
     async def legal_moves(self, channel: Channel, player: Player, typed: str = "") -> list[str]:

@@ -477,6 +477,7 @@ def test_replay_of_an_unfinished_game_lists_its_moves(
         (["replay", "x.csv"], {"x.csv": "d6-c6,0,0,Nobody\n"}, "the result one of"),
         (["play", "--variant", "chess"], {}, "unknown variant 'chess'; choose one of: copenhagen"),
         (["play", "--ai", "kings"], {}, "--ai takes the side the computer plays"),
+        (["play", "--level", "hard"], {}, "--level is the computer's: say which side"),
         (["play", "--resume", "--variant", "tablut"], {}, "--resume goes on with the saved"),
         (["play", "--db", "no/such/dir/t.sqlite3"], {}, "no/such/dir is not a folder"),
         (["play", "--db", "x.txt"], {"x.txt": "a\n" * 100}, "x.txt as the game database: file"),

@@ -36,9 +36,11 @@ from bot.models import (
     OfferStatus,
     Player,
     Report,
+    ai_player,
     build_report,
     utc_now,
 )
+from engine.ai import DEFAULT_LEVEL, LEVELS
 from engine.notation import MAX_MOVE_TEXT
 from renderer import THEMES, WOOD
 
@@ -79,6 +81,7 @@ VIEW_CHOICES = [
         ("Black's side (Halatafl)", engine.Side.BLACK.value),
     )
 ]
+LEVEL_CHOICES = [app_commands.Choice(name=f"{name.capitalize()}", value=name) for name in LEVELS]
 THEME_CHOICES = [
     app_commands.Choice(name=present.theme_name(theme), value=theme) for theme in THEMES
 ]
@@ -113,8 +116,9 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         rules="A custom variant as an OpenTafl rules string (dim:9 esc:e ... start:/.../)",
         time="Time: 3d (per move), 5d+12h (a clock and an increment), 10m+5s (live), or none "
         "(default 3d+12h)",
+        level=f"How strongly I play when you challenge me (default {DEFAULT_LEVEL.name})",
     )
-    @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES)
+    @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES, level=LEVEL_CHOICES)
     async def challenge(
         self,
         interaction: discord.Interaction,
@@ -123,6 +127,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         side: str = RANDOM_SIDE,
         rules: app_commands.Range[str, 1, MAX_RULES_LENGTH] | None = None,
         time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] = DEFAULT_TIME_CONTROL,
+        level: str = DEFAULT_LEVEL.name,
     ) -> None:
         if rules is not None:
             variant = rules
@@ -132,14 +137,18 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         rival = None if opponent is None else self.player(opponent)
         if opponent is not None and opponent.bot and rival != AI_PLAYER:
             raise ServiceError(f"{opponent.display_name} is a bot; challenge me to play my AI")
+        if rival == AI_PLAYER:
+            rival = ai_player(level)
+        elif level != DEFAULT_LEVEL.name:
+            raise ServiceError("a level is for games against me: challenge me to use it")
         try:
             challenge = await self.service.challenge(
                 channel, me, rival, variant, side, time_control=time
             )
         except engine.RulesError as error:
             raise ServiceError(f"those rules can't be played: {error}") from error
-        if rival == AI_PLAYER:
-            state = await self.service.accept(challenge.id, AI_PLAYER)
+        if rival is not None and rival.is_ai:
+            state = await self.service.accept(challenge.id, rival)
             await reply.send(await present.start_message(self.compute, state, self.bot.clock()))
             await self.play_ai(reply, state)
             return

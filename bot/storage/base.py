@@ -235,12 +235,13 @@ class Session(ABC):
         )
         return None if row is None else int(row["id"])
 
-    async def games_waiting_for(self, player_id: str) -> list[int]:
-        """The active games in which ``player_id`` plays, oldest first."""
+    async def games_with_ai(self) -> list[int]:
+        """The active games in which the AI (at any level) plays, oldest first."""
         rows = await self._rows(
-            "SELECT games.id FROM games JOIN game_players ON game_players.game_id = games.id"
-            " WHERE games.status = 'active' AND game_players.player_id = ? ORDER BY games.id",
-            (player_id,),
+            "SELECT DISTINCT games.id FROM games"
+            " JOIN game_players ON game_players.game_id = games.id"
+            " WHERE games.status = 'active' AND game_players.player_id LIKE 'ai:%'"
+            " ORDER BY games.id"
         )
         return [int(row["id"]) for row in rows]
 
