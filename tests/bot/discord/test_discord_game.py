@@ -316,7 +316,7 @@ async def test_against_the_ai_its_reply_follows_each_move(
 ) -> None:
     started = await alice.slash("tafl challenge", opponent=fake.bot_user, side="defenders")
     first = await started.result()
-    assert "Tafl AI (attackers)" in embed_of(first)["title"]
+    assert "Tafl AI (medium) (attackers)" in embed_of(first)["title"]
     ai_first = await started.followup(0)  # attackers move first: the AI
     png(ai_first)
     assert alice.mention in ai_first.content
