@@ -9,12 +9,14 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 import engine
+from bot import standings
 from bot.clocks import DEFAULT_TIME_CONTROL, Kind, Stage, TimeControl
 from bot.compute import Snapshot, think_at_level
 from bot.errors import (
@@ -33,6 +35,7 @@ from bot.errors import (
     TooEarly,
 )
 from bot.models import (
+    GLOBAL_SCOPE,
     RANDOM_SIDE,
     Announcement,
     AnnouncementKind,
@@ -45,9 +48,13 @@ from bot.models import (
     Offer,
     OfferKind,
     OfferStatus,
+    PlayedGame,
     Player,
+    PlayerStats,
     Reminder,
     Report,
+    Result,
+    Standing,
     build_report,
     format_duration,
     utc_now,
@@ -66,6 +73,11 @@ MOVE_TIMEOUT = timedelta(hours=24)
 AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
 MAX_SUGGESTIONS = 25
+LEADERBOARD_SIZE = 10
+ARCHIVE_SIZE = 10
+"""The finished games /tafl games lists."""
+RECENT_FORM = 10
+"""The last results the stats show."""
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_LAST = timedelta(hours=1)
 """After a failed post, the next try waits RETRY_FIRST, doubling each time up to RETRY_LAST."""
@@ -128,17 +140,20 @@ class GameService:
         side: str = RANDOM_SIDE,
         ttl: timedelta = CHALLENGE_TTL,
         time_control: str = DEFAULT_TIME_CONTROL,
+        rated: bool | None = None,
     ) -> Challenge:
         """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept;
-        ``time_control`` as players write it (``"3d+12h"``, ``"none"``).
+        ``time_control`` as players write it (``"3d+12h"``, ``"none"``); ``rated`` None: rated
+        on a preset variant (custom rules never are).
 
         ChannelBusy if a game is being played there; UnknownVariantError or RulesError for a
         variant that can't be played; TimeControlError for a time control that can't be read;
-        ServiceError for an unknown side or a challenge to oneself.
+        ServiceError for an unknown side, a challenge to oneself or a rated custom game.
         """
         control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
         side = _side_wish(game, side)
+        rated = _rated(game, rated)
         if opponent is not None and opponent.id == challenger.id:
             raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
         if ttl <= timedelta(0):
@@ -149,7 +164,7 @@ class GameService:
                 raise ChannelBusy
             return await db.insert_challenge(
                 channel, challenger, opponent, game.rules_string, side, now, now + ttl,
-                str(control),
+                str(control), rated,
             )  # fmt: skip
 
     async def accept(self, challenge_id: int, player: Player) -> GameState:
@@ -171,6 +186,7 @@ class GameService:
             game_id = await db.insert_game(
                 challenge.channel, game.variant, game.rules_string, players, now,
                 str(control), _first_deadline(control, players[game.rules.first], now),
+                challenge.rated,
             )  # fmt: skip
             if not await db.close_challenge(
                 challenge_id, ChallengeStatus.ACCEPTED, player, game_id
@@ -258,11 +274,14 @@ class GameService:
         players: dict[Side, Player],
         variant: str = engine.DEFAULT_VARIANT,
         time_control: str = "none",
+        rated: bool = False,
     ) -> GameState:
         """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides;
-        TimeControlError for a time control that can't be read."""
+        TimeControlError for a time control that can't be read; ServiceError for a rated
+        custom game."""
         control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
+        rated = _rated(game, rated)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
             given = ", ".join(sorted(players)) or "none"
@@ -273,6 +292,7 @@ class GameService:
             game_id = await db.insert_game(
                 channel, game.variant, game.rules_string, _by_side(first, players), now,
                 str(control), _first_deadline(control, players[first], now),
+                rated and standings.can_be_rated(players),
             )  # fmt: skip
         return await self.get_game(game_id)
 
@@ -547,6 +567,94 @@ class GameService:
             raise ServiceError(f"game #{game_id} is still being played")
         return build_report(state)
 
+    # -- ratings, stats and the archive -----------------------------------------------------------
+
+    async def leaderboard(
+        self, variant: str, scope: str, player: Player | None = None, limit: int = LEADERBOARD_SIZE
+    ) -> tuple[list[Standing], tuple[int, Standing] | None]:
+        """The best ``limit`` standings of ``variant`` in ``scope`` (``GLOBAL_SCOPE`` or a
+        guild), and ``player``'s place and standing when they have one outside them.
+        ServiceError for an unknown variant."""
+        variant = _preset(variant)
+        async with self._store.reading() as db:
+            top = await db.leaderboard(variant, scope, limit)
+            if player is None or any(s.player.id == player.id for s in top):
+                return top, None
+            mine = (await db.standings([player], variant, scope)).get(player.id)
+            if mine is None:
+                return top, None
+            return top, (await db.place(mine), mine)
+
+    async def stats(
+        self, player: Player, variant: str | None = None, scope: str = GLOBAL_SCOPE
+    ) -> PlayerStats:
+        """``player``'s standings in ``scope``, the rating history of ``variant`` (default: the
+        one they played most rated), and their results (in ``variant`` only, if given).
+        ServiceError for an unknown variant."""
+        if variant is not None:
+            variant = _preset(variant)
+        player = standings.rated_player(player)
+        async with self._store.reading() as db:
+            name = await db.player_name(player.id)
+            held = await db.player_standings(player.id, scope)
+            games = await db.played_games(player.id, variant)
+            charted = variant or (held[0].variant if held else None)
+            history = [] if charted is None else await db.rating_history(player.id, charted, scope)
+        if variant is not None:
+            held = [s for s in held if s.variant == variant]
+        by_side: dict[Side, dict[Result, int]] = {}
+        for played in games:
+            counts = by_side.setdefault(played.side, dict.fromkeys(Result, 0))
+            counts[played.result] += 1
+        variants = Counter(played.variant for played in games)
+        return PlayerStats(
+            player=player if name is None else replace(player, name=name),
+            variant=charted,
+            standings=held,
+            history=history,
+            by_side=by_side,
+            longest=max(games, key=lambda g: (g.plies, -g.game_id), default=None),
+            most_played=variants.most_common(1)[0] if variants else None,
+            recent=[played.result for played in games[:RECENT_FORM]],
+        )
+
+    async def played_games(
+        self, player: Player, variant: str | None = None, limit: int = ARCHIVE_SIZE
+    ) -> list[PlayedGame]:
+        """``player``'s last ``limit`` finished games (of ``variant`` if given), newest first.
+        ServiceError for an unknown variant."""
+        if variant is not None:
+            variant = _preset(variant)
+        async with self._store.reading() as db:
+            return await db.played_games(standings.rated_player(player).id, variant, limit)
+
+    async def rebuild_ratings(self) -> int:
+        """Compute every standing and the rating history again from the stored rated games, in
+        the order they finished, in one transaction; returns how many games counted. Gives the
+        numbers the games gave as they finished."""
+        async with self._store.transaction() as db:
+            games = await db.rated_games()
+            await db.clear_ratings()
+            table: dict[tuple[str, str, str], tuple[Standing, datetime]] = {}
+            history = []
+            for game in games:
+                players = {side: standings.rated_player(p) for side, p in game.players.items()}
+                for scope in standings.scopes(game.guild):
+                    before = {}
+                    for side, p in players.items():
+                        kept = table.get((p.id, game.variant, scope))
+                        fresh = Standing(p, game.variant, scope)
+                        before[side] = fresh if kept is None else replace(kept[0], player=p)
+                    for after in standings.after_game(before, game.winner).values():
+                        table[(after.player.id, game.variant, scope)] = (after, game.finished_at)
+                        history.append(
+                            (game.id, after.player.id, scope, game.variant, after.rating,
+                             game.finished_at)
+                        )  # fmt: skip
+            await db.replace_standings(table.values())
+            await db.insert_rating_history(history)
+        return len(games)
+
     # -- announcements (what a game's channel must be shown) ---------------------------------------
 
     async def pending_announcements(
@@ -565,10 +673,15 @@ class GameService:
                 pending.append((announcement, _state_at(state, announcement.ply)))
         return pending
 
-    async def announced(self, game_id: int, kind: AnnouncementKind, ply: int) -> bool:
-        """Note that the channel has been shown ``kind`` after ``ply`` plies of the game; False
-        if it was not pending (shown already, or taken back)."""
+    async def announced(
+        self, game_id: int, kind: AnnouncementKind, ply: int, message_ref: str | None = None
+    ) -> bool:
+        """Note that the channel has been shown ``kind`` after ``ply`` plies of the game (the
+        end in the message ``message_ref``, if known); False if it was not pending (shown
+        already, or taken back)."""
         async with self._store.transaction() as db:
+            if kind is AnnouncementKind.END and message_ref is not None:
+                await db.set_final_message(game_id, message_ref)
             return await db.mark_announced(game_id, kind, ply, self._clock())
 
     async def announcement_failed(self, announcement: Announcement) -> datetime:
@@ -654,7 +767,7 @@ class GameService:
                     await db.set_deadline(state.id, deadline)
                 await db.insert_announcement(state.id, AnnouncementKind.MOVE, plies, now)
                 if outcome is not None:
-                    await db.finish_game(state.id, outcome, now)
+                    await self._finish(db, state, outcome, now, plies)
                     await db.insert_announcement(state.id, AnnouncementKind.END, plies, now)
         except BaseException:
             state.game.undo()
@@ -669,7 +782,7 @@ class GameService:
         """End the game with ``outcome`` (accepting ``offer`` if it brought it about)."""
         now = self._clock()
         async with self._change(state, now) as db:
-            await db.finish_game(state.id, outcome, now)
+            await self._finish(db, state, outcome, now, len(state.game.history))
             await db.insert_announcement(
                 state.id, AnnouncementKind.END, len(state.game.history), now
             )
@@ -691,9 +804,29 @@ class GameService:
             await db.drop_announcements_after(state.id, keep)
             deadline = _deadline_after(state, state.move_times[:keep], to_move, now)
             await db.set_deadline(state.id, deadline)
+            await db.count_takeback(state.id)
         for _ in range(count):
             state.game.undo()
         del state.move_times[keep:]
+        state.takebacks += 1
+
+    async def _finish(
+        self, db: Session, state: GameState, outcome: Outcome, now: datetime, plies: int
+    ) -> None:
+        """Store the result and, for a rated game, its players' new standings in every scope
+        it counts in (in the transaction that finishes it)."""
+        await db.finish_game(state.id, outcome, now, plies)
+        if not state.rated:
+            return
+        players = {side: standings.rated_player(p) for side, p in state.players.items()}
+        for scope in standings.scopes(state.channel.guild):
+            stored = await db.standings(list(players.values()), state.variant, scope)
+            before = {
+                side: replace(stored.get(p.id, Standing(p, state.variant, scope)), player=p)
+                for side, p in players.items()
+            }
+            after = standings.after_game(before, outcome.winner)
+            await db.save_standings(state.id, after.values(), now)
 
     def _finished(self, state: GameState, now: datetime) -> None:
         state.status, state.finished_at = GameStatus.FINISHED, now
@@ -725,6 +858,8 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         game=game,
         move_times=[stored.played_at for stored in moves],
         time_control=TimeControl.parse(row.time_control),
+        rated=row.rated,
+        takebacks=row.takebacks,
     )
 
 
@@ -743,6 +878,24 @@ def _state_at(state: GameState, plies: int) -> GameState:
         move_times=state.move_times[:plies],
         updated_at=state.move_times[plies - 1] if plies else state.created_at,
     )
+
+
+def _preset(variant: str) -> str:
+    """A preset variant's id, as given or by name; ServiceError naming the choices."""
+    wanted = variant.strip().lower()
+    for variant_id, rules in engine.VARIANTS.items():
+        if wanted in (variant_id, str(rules.name).lower()):
+            return variant_id
+    raise ServiceError(f"unknown variant {variant!r}; choose one of {', '.join(engine.VARIANTS)}")
+
+
+def _rated(game: engine.Game, wish: bool | None) -> bool:
+    """Whether a game of ``game``'s rules is rated, as wished (None: rated on a preset
+    variant); ServiceError for a rated custom game."""
+    preset = game.variant in engine.VARIANTS
+    if wish and not preset:
+        raise ServiceError("custom rules games are never rated; play it unrated (rated: False)")
+    return preset if wish is None else wish
 
 
 def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:

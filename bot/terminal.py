@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.errors import ServiceError
-from bot.models import Channel, GameState, MoveResult, OfferKind, Player, Report, ai_player
+from bot.models import (
+    TERMINAL_PLAYER,
+    Channel,
+    GameState,
+    MoveResult,
+    OfferKind,
+    Player,
+    Report,
+    ai_player,
+)
 from bot.service import GameService
 from bot.storage import open_store
 from engine import (
@@ -192,9 +201,10 @@ def side_players(
     for number, side in enumerate((first, first.opponent), start=1):
         if side == ai_side:
             players[side] = ai_player(level)
+        elif ai_side is not None:
+            players[side] = TERMINAL_PLAYER
         else:
-            name = "You" if ai_side is not None else f"Player {number}"
-            players[side] = Player(f"terminal:{side}", name)
+            players[side] = Player(f"terminal:{side}", f"Player {number}")
     return players
 
 
@@ -238,7 +248,7 @@ class TerminalGame:
                 "or type `resign` there to end it"
             )
         players = side_players(variant, ai_side, level)
-        return await self.service.start_game(CHANNEL, players, variant)
+        return await self.service.start_game(CHANNEL, players, variant, rated=ai_side is not None)
 
     async def resume(self) -> GameState:
         """The unfinished game saved here (ServiceError if there is none)."""

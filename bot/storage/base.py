@@ -27,8 +27,12 @@ from bot.models import (
     Offer,
     OfferKind,
     OfferStatus,
+    PlayedGame,
     Player,
+    RatingPoint,
+    Standing,
 )
+from bot.ratings import Rating
 from engine import Outcome, Ply, Reason, Side
 
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
@@ -64,6 +68,20 @@ class GameRow:
     finished_at: datetime | None
     time_control: str = "none"
     """As written: ``none``, ``3d``, ``5d+12h``."""
+    rated: bool = False
+    takebacks: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """A finished rated game, as the ratings need it."""
+
+    id: int
+    guild: str | None
+    variant: str
+    players: dict[Side, Player]
+    winner: Side | None
+    finished_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +223,7 @@ class Session(ABC):
         now: datetime,
         time_control: str = "none",
         deadline: datetime | None = None,
+        rated: bool = False,
     ) -> int:
         """A new active game; ChannelBusy if the channel already has one."""
         stamp = self._time(now)
@@ -213,9 +232,10 @@ class Session(ABC):
         try:
             row = await self._row(
                 "INSERT INTO games (guild, channel, variant, rules_string, created_at, updated_at,"
-                " time_control, runs_out_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " time_control, runs_out_at, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+                " RETURNING id",
                 (channel.guild, channel.id, variant, rules_string, stamp, stamp, time_control,
-                 None if deadline is None else self._time(deadline)),
+                 None if deadline is None else self._time(deadline), int(rated)),
             )  # fmt: skip
         except self.integrity_error:
             raise ChannelBusy from None
@@ -269,6 +289,8 @@ class Session(ABC):
             updated_at=read_time(row["updated_at"]),
             finished_at=_time_or_none(row["finished_at"]),
             time_control=row["time_control"],
+            rated=bool(row["rated"]),
+            takebacks=int(row["takebacks"]),
         )
 
     async def set_deadline(self, game_id: int, deadline: datetime | None) -> None:
@@ -344,12 +366,24 @@ class Session(ABC):
         if row is None:
             raise MoveConflict
 
-    async def finish_game(self, game_id: int, outcome: Outcome, now: datetime) -> None:
-        """Record the result (call after ``claim_version`` in the same transaction)."""
+    async def finish_game(self, game_id: int, outcome: Outcome, now: datetime, plies: int) -> None:
+        """Record the result after ``plies`` plies (call after ``claim_version`` in the same
+        transaction)."""
         await self._execute(
-            "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?"
-            " WHERE id = ?",
-            (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), game_id),
+            "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?,"
+            " plies = ? WHERE id = ?",
+            (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), plies,
+             game_id),
+        )  # fmt: skip
+
+    async def count_takeback(self, game_id: int) -> None:
+        """Note one more takeback allowed in the game."""
+        await self._execute("UPDATE games SET takebacks = takebacks + 1 WHERE id = ?", (game_id,))
+
+    async def set_final_message(self, game_id: int, message_ref: str) -> None:
+        """Remember which message shows the game's final board."""
+        await self._execute(
+            "UPDATE games SET final_message_ref = ? WHERE id = ?", (message_ref, game_id)
         )
 
     # -- moves ---------------------------------------------------------------------------------
@@ -396,14 +430,16 @@ class Session(ABC):
         created_at: datetime,
         expires_at: datetime,
         time_control: str = "none",
+        rated: bool = False,
     ) -> Challenge:
         row = await self._row(
             "INSERT INTO challenges (guild, channel, challenger_id, challenger_name, opponent_id,"
-            " opponent_name, variant, side, created_at, expires_at, time_control)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+            " opponent_name, variant, side, created_at, expires_at, time_control, rated)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
             (channel.guild, channel.id, challenger.id, challenger.name,
              opponent.id if opponent else None, opponent.name if opponent else None,
-             variant, side, self._time(created_at), self._time(expires_at), time_control),
+             variant, side, self._time(created_at), self._time(expires_at), time_control,
+             int(rated)),
         )  # fmt: skip
         assert row is not None
         return _challenge(row)
@@ -556,6 +592,177 @@ class Session(ABC):
             "DELETE FROM announcements WHERE game_id = ? AND ply > ?", (game_id, keep)
         )
 
+    # -- ratings -------------------------------------------------------------------------------
+
+    async def standings(
+        self, players: Sequence[Player], variant: str, scope: str
+    ) -> dict[str, Standing]:
+        """The stored standings of ``players`` (by id) in ``variant`` and ``scope``; a player
+        without one is left out."""
+        ids = [p.id for p in players]
+        rows = await self._rows(
+            f"SELECT * FROM ratings WHERE variant = ? AND scope = ?"
+            f" AND player_id IN ({', '.join('?' for _ in ids)})",
+            (variant, scope, *ids),
+        )
+        return {r["player_id"]: _standing(r) for r in rows}
+
+    async def save_standings(
+        self, game_id: int, standings: Iterable[Standing], now: datetime
+    ) -> None:
+        """Store each standing as it is after game ``game_id`` (finished ``now``), and note it
+        in the rating history."""
+        rows = [_standing_values(s) for s in standings]
+        stamp = self._time(now)
+        await self._execute_many(
+            "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
+            " volatility, games, wins, draws, losses, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+            " ON CONFLICT (player_id, variant, scope) DO UPDATE SET"
+            " player_name = excluded.player_name, rating = excluded.rating,"
+            " deviation = excluded.deviation, volatility = excluded.volatility,"
+            " games = excluded.games, wins = excluded.wins, draws = excluded.draws,"
+            " losses = excluded.losses, updated_at = excluded.updated_at",
+            [(*row, stamp) for row in rows],
+        )
+        await self.insert_rating_history(
+            [(game_id, s.player.id, s.scope, s.variant, s.rating, now) for s in standings]
+        )
+
+    async def insert_rating_history(
+        self, points: Iterable[tuple[int, str, str, str, Rating, datetime]]
+    ) -> None:
+        """Rows of the rating history: game, player id, scope, variant, rating after, when."""
+        await self._execute_many(
+            "INSERT INTO rating_history (game_id, player_id, scope, variant, rating, deviation,"
+            " volatility, rated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(game_id, player_id, scope, variant, r.rating, r.deviation, r.volatility,
+              self._time(at)) for game_id, player_id, scope, variant, r, at in points],
+        )  # fmt: skip
+
+    async def replace_standings(self, standings: Iterable[tuple[Standing, datetime]]) -> None:
+        """Every standing at once (each with when it last changed), after ``clear_ratings``."""
+        await self._execute_many(
+            "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
+            " volatility, games, wins, draws, losses, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*_standing_values(s), self._time(at)) for s, at in standings],
+        )
+
+    async def clear_ratings(self) -> None:
+        """Forget every rating and its history (before they are rebuilt)."""
+        await self._execute("DELETE FROM rating_history")
+        await self._execute("DELETE FROM ratings")
+
+    async def leaderboard(self, variant: str, scope: str, limit: int) -> list[Standing]:
+        """The best ``limit`` standings of ``variant`` in ``scope``, best first."""
+        rows = await self._rows(
+            "SELECT * FROM ratings WHERE variant = ? AND scope = ?"
+            " ORDER BY rating DESC, player_id LIMIT ?",
+            (variant, scope, limit),
+        )
+        return [_standing(r) for r in rows]
+
+    async def place(self, standing: Standing) -> int:
+        """Where ``standing`` ranks on its leaderboard (1 for the best)."""
+        row = await self._row(
+            "SELECT count(*) FROM ratings WHERE variant = ? AND scope = ?"
+            " AND (rating > ? OR (rating = ? AND player_id < ?))",
+            (standing.variant, standing.scope, standing.rating.rating, standing.rating.rating,
+             standing.player.id),
+        )  # fmt: skip
+        assert row is not None
+        return int(row[0]) + 1
+
+    async def player_standings(self, player_id: str, scope: str) -> list[Standing]:
+        """``player_id``'s standings in ``scope``, the variant with the most games first."""
+        rows = await self._rows(
+            "SELECT * FROM ratings WHERE player_id = ? AND scope = ? ORDER BY games DESC, variant",
+            (player_id, scope),
+        )
+        return [_standing(r) for r in rows]
+
+    async def rating_history(self, player_id: str, variant: str, scope: str) -> list[RatingPoint]:
+        """``player_id``'s rating after each rated game of ``variant`` in ``scope``, oldest
+        first."""
+        rows = await self._rows(
+            "SELECT game_id, rating, deviation, volatility, rated_at FROM rating_history"
+            " WHERE player_id = ? AND variant = ? AND scope = ? ORDER BY rated_at, game_id",
+            (player_id, variant, scope),
+        )
+        return [
+            RatingPoint(
+                game_id=int(r["game_id"]),
+                rating=Rating(r["rating"], r["deviation"], r["volatility"]),
+                at=read_time(r["rated_at"]),
+            )
+            for r in rows
+        ]
+
+    async def played_games(
+        self, player_id: str, variant: str | None = None, limit: int | None = None
+    ) -> list[PlayedGame]:
+        """``player_id``'s finished games (of ``variant`` if given), newest first."""
+        rows = await self._rows(
+            "SELECT g.id, g.variant, g.guild, g.winner, g.reason, g.plies, g.finished_at,"
+            " g.rated, g.final_message_ref, me.side, them.player_id AS opponent_id,"
+            " them.player_name AS opponent_name"
+            " FROM game_players me JOIN games g ON g.id = me.game_id"
+            " JOIN game_players them ON them.game_id = g.id AND them.side <> me.side"
+            " WHERE me.player_id = ? AND g.status = 'finished'"
+            " AND (CAST(? AS TEXT) IS NULL OR g.variant = ?)"
+            " ORDER BY g.finished_at DESC, g.id DESC" + ("" if limit is None else " LIMIT ?"),
+            (player_id, variant, variant) + (() if limit is None else (limit,)),
+        )
+        return [
+            PlayedGame(
+                game_id=int(r["id"]),
+                variant=r["variant"],
+                side=Side(r["side"]),
+                opponent=Player(r["opponent_id"], r["opponent_name"]),
+                winner=_side_or_none(r["winner"]),
+                reason=Reason(r["reason"]),
+                plies=int(r["plies"] or 0),
+                finished_at=read_time(r["finished_at"]),
+                guild=r["guild"],
+                rated=bool(r["rated"]),
+                final_message_ref=r["final_message_ref"],
+            )
+            for r in rows
+        ]
+
+    async def player_name(self, player_id: str) -> str | None:
+        """The name ``player_id`` played their last game under; None if they never played."""
+        row = await self._row(
+            "SELECT player_name FROM game_players WHERE player_id = ?"
+            " ORDER BY game_id DESC LIMIT 1",
+            (player_id,),
+        )
+        return None if row is None else str(row["player_name"])
+
+    async def rated_games(self) -> list[RatedGame]:
+        """Every finished rated game, in the order they count (as they finished)."""
+        rows = await self._rows(
+            "SELECT g.id, g.guild, g.variant, g.winner, g.finished_at, p.side, p.player_id,"
+            " p.player_name FROM games g JOIN game_players p ON p.game_id = g.id"
+            " WHERE g.status = 'finished' AND g.rated = 1 ORDER BY g.finished_at, g.id"
+        )
+        games: dict[int, RatedGame] = {}
+        for r in rows:
+            game_id = int(r["id"])
+            game = games.get(game_id)
+            if game is None:
+                game = games[game_id] = RatedGame(
+                    id=game_id,
+                    guild=r["guild"],
+                    variant=r["variant"],
+                    players={},
+                    winner=_side_or_none(r["winner"]),
+                    finished_at=read_time(r["finished_at"]),
+                )
+            game.players[Side(r["side"])] = Player(r["player_id"], r["player_name"])
+        return list(games.values())
+
     # -- whole tables (for tests and tools) ----------------------------------------------------
 
     async def table_rows(self, table: str) -> list[dict[str, Any]]:
@@ -673,7 +880,27 @@ def _challenge(row: Row) -> Challenge:
         game_id=None if row["game_id"] is None else int(row["game_id"]),
         message_ref=row["message_ref"],
         time_control=row["time_control"],
+        rated=bool(row["rated"]),
     )
+
+
+def _standing(row: Row) -> Standing:
+    return Standing(
+        player=Player(row["player_id"], row["player_name"]),
+        variant=row["variant"],
+        scope=row["scope"],
+        rating=Rating(row["rating"], row["deviation"], row["volatility"]),
+        games=int(row["games"]),
+        wins=int(row["wins"]),
+        draws=int(row["draws"]),
+        losses=int(row["losses"]),
+    )
+
+
+def _standing_values(s: Standing) -> tuple[Any, ...]:
+    """A standing's columns of ``ratings``, but for ``updated_at``."""
+    return (s.player.id, s.variant, s.scope, s.player.name, s.rating.rating, s.rating.deviation,
+            s.rating.volatility, s.games, s.wins, s.draws, s.losses)  # fmt: skip
 
 
 def _offer(row: Row) -> Offer:

@@ -6,7 +6,17 @@ from typing import Any
 
 from bot.storage.base import Session, Store
 
-TABLES = ("games", "game_players", "moves", "challenges", "offers", "announcements", "reminders")
+TABLES = (
+    "games",
+    "game_players",
+    "moves",
+    "challenges",
+    "offers",
+    "announcements",
+    "reminders",
+    "ratings",
+    "rating_history",
+)
 """Every table of the project, each after the tables it refers to."""
 
 
