@@ -86,6 +86,12 @@ def _draw_replay(snapshot: Snapshot, max_bytes: int | None) -> bytes | None:
         return None
 
 
+def _draw_chart(ratings: list[float], deviations: list[float]) -> bytes:
+    from renderer import rating_chart
+
+    return rating_chart(ratings, deviations)
+
+
 def _warm_up_drawing(variant: str) -> None:
     """Draw a variant's start once, so that the worker's caches are filled before a game."""
     from renderer import render
@@ -212,6 +218,10 @@ class Compute:
         """Every position of the game as an animated GIF; None if it would be larger than
         ``max_bytes`` (it stops drawing as soon as it is)."""
         return await self._run(self._draw_pool, _draw_replay, snapshot, max_bytes)
+
+    async def rating_chart(self, ratings: list[float], deviations: list[float]) -> bytes:
+        """A player's rating after each game (with its deviations) as a PNG line chart."""
+        return await self._run(self._draw_pool, _draw_chart, ratings, deviations)
 
     async def _run(self, pool: Executor, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in ``pool``; a pool whose process died is started again, once."""

@@ -26,6 +26,7 @@ from bot.errors import (
 )
 from bot.models import (
     AI_PLAYER,
+    GLOBAL_SCOPE,
     RANDOM_SIDE,
     Announcement,
     AnnouncementKind,
@@ -82,6 +83,10 @@ VIEW_CHOICES = [
     )
 ]
 LEVEL_CHOICES = [app_commands.Choice(name=f"{name.capitalize()}", value=name) for name in LEVELS]
+SCOPE_CHOICES = [
+    app_commands.Choice(name="This server", value="server"),
+    app_commands.Choice(name="All servers", value=GLOBAL_SCOPE),
+]
 THEME_CHOICES = [
     app_commands.Choice(name=present.theme_name(theme), value=theme) for theme in THEMES
 ]
@@ -117,6 +122,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         time="Time: 3d (per move), 5d+12h (a clock and an increment), 10m+5s (live), or none "
         "(default 3d+12h)",
         level=f"How strongly I play when you challenge me (default {DEFAULT_LEVEL.name})",
+        rated="Whether the game counts for ratings (default: yes on a preset variant; custom "
+        "rules never do)",
     )
     @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES, level=LEVEL_CHOICES)
     async def challenge(
@@ -128,6 +135,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         rules: app_commands.Range[str, 1, MAX_RULES_LENGTH] | None = None,
         time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] = DEFAULT_TIME_CONTROL,
         level: str = DEFAULT_LEVEL.name,
+        rated: bool | None = None,
     ) -> None:
         if rules is not None:
             variant = rules
@@ -143,7 +151,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise ServiceError("a level is for games against me: challenge me to use it")
         try:
             challenge = await self.service.challenge(
-                channel, me, rival, variant, side, time_control=time
+                channel, me, rival, variant, side, time_control=time, rated=rated
             )
         except engine.RulesError as error:
             raise ServiceError(f"those rules can't be played: {error}") from error
@@ -249,6 +257,57 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise ServiceError(f"unknown variant {variant!r}; see /tafl variants")
         await reply.send(await present.rules_message(self.compute, variant))
 
+    @app_commands.command(description="The best rated players of a variant, here or everywhere")
+    @app_commands.describe(
+        variant="Which tafl game (default Copenhagen)",
+        scope="This server's ratings or everyone's (default: this server)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES, scope=SCOPE_CHOICES)
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction,
+        variant: str = engine.DEFAULT_VARIANT,
+        scope: str = "server",
+    ) -> None:
+        reply = Reply.of(interaction)
+        where = self.scope_of(interaction, scope)
+        me = self.player(interaction.user)
+        top, mine = await self.service.leaderboard(variant, where, me)
+        await reply.send(present.leaderboard_message(variant, where == GLOBAL_SCOPE, top, mine))
+
+    @app_commands.command(description="A player's ratings, results and rating history")
+    @app_commands.describe(
+        player="Whose (default: yours; me for my AI at medium level)",
+        variant="One variant only (default: all)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def stats(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        variant: str | None = None,
+    ) -> None:
+        reply = Reply.of(interaction)
+        who = self.player(player or interaction.user)
+        stats = await self.service.stats(who, variant)
+        await reply.send(await present.stats_message(self.compute, stats))
+
+    @app_commands.command(description="A player's last finished games, with records and replays")
+    @app_commands.describe(
+        player="Whose (default: yours)", variant="One variant only (default: all)"
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def games(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        variant: str | None = None,
+    ) -> None:
+        reply = Reply.of(interaction)
+        who = self.player(player or interaction.user)
+        played = await self.service.played_games(who, variant)
+        await reply.send(present.games_message(who, played))
+
     @app_commands.command(description="The tafl games I can play")
     async def variants(self, interaction: discord.Interaction) -> None:
         await Reply.of(interaction).send(present.variants_message())
@@ -304,7 +363,24 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         await reply.update(present.offer_message(offer))
         await self.after_offer(reply, offer, state, report)
 
+    async def on_archive_pick(self, interaction: discord.Interaction, game_id: int) -> None:
+        """The record and replay of a game picked in the archive's menu, for the picker."""
+        reply = Reply.of(interaction)
+        report = await self.service.report(game_id)
+        state = await self.service.get_game(game_id)
+        message = await present.report_message(self.compute, report, state, reply.filesize_limit)
+        await reply.send(message, ephemeral=True)
+
     # -- shared steps -----------------------------------------------------------------------------
+
+    def scope_of(self, interaction: discord.Interaction, scope: str) -> str:
+        """The ratings' scope a command asks for: global, or this server's guild."""
+        if scope == GLOBAL_SCOPE:
+            return GLOBAL_SCOPE
+        guild = present.channel_of(interaction).guild
+        if guild is None:
+            raise ServiceError("there is no server here: ask for scope: All servers")
+        return guild
 
     async def current_game(self, interaction: discord.Interaction) -> GameState:
         state = await self.service.current_game(present.channel_of(interaction))
@@ -382,11 +458,17 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         """Post what the game's channel must be shown and mark it shown; a refused post stays
         pending, to be posted by a later sweep. True if it was posted."""
         try:
-            await poster.send(message)
+            message_id = await poster.send(message)
         except discord.HTTPException as error:
             await self.post_refused(announcement, state, error)
             return False
-        await self.service.announced(announcement.game_id, announcement.kind, announcement.ply)
+        channel_id = present.discord_id(state.channel.id)
+        ref = None
+        if message_id is not None and channel_id is not None:
+            from bot.discord.client import message_ref
+
+            ref = message_ref(channel_id, message_id)
+        await self.service.announced(announcement.game_id, announcement.kind, announcement.ply, ref)
         return True
 
     async def post_pending(self, settled: timedelta = timedelta(0)) -> int:

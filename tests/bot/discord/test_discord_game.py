@@ -304,7 +304,7 @@ async def test_a_custom_variant_from_an_opentafl_rules_string(
     challenge = await alice.slash(
         "tafl challenge", opponent=bob, rules=f"dim:7 name:Little_One ks:w {start}"
     )
-    assert "to Little One" in embed_of(challenge.message)["description"]
+    assert "to an unrated game of Little One" in embed_of(challenge.message)["description"]
     board = await (await bob.click(challenge, "Accept")).followup()
     assert png(board).size[0] > 0
     game = (await game_here(bot, fake)).game
