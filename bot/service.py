@@ -78,6 +78,8 @@ ARCHIVE_SIZE = 10
 """The finished games /tafl games lists."""
 RECENT_FORM = 10
 """The last results the stats show."""
+CHARTED_GAMES = 200
+"""The rated games the stats' rating chart goes back."""
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_LAST = timedelta(hours=1)
 """After a failed post, the next try waits RETRY_FIRST, doubling each time up to RETRY_LAST."""
@@ -597,25 +599,33 @@ class GameService:
         async with self._store.reading() as db:
             name = await db.player_name(player.id)
             held = await db.player_standings(player.id, scope)
-            games = await db.played_games(player.id, variant)
             charted = variant or (held[0].variant if held else None)
-            history = [] if charted is None else await db.rating_history(player.id, charted, scope)
+            history = (
+                []
+                if charted is None
+                else await db.rating_history(player.id, charted, scope, CHARTED_GAMES)
+            )
+            tallies = await db.tallies(player.id)
+            longest = await db.played_games(player.id, variant, 1, longest_first=True)
+            recent = await db.played_games(player.id, variant, RECENT_FORM)
         if variant is not None:
             held = [s for s in held if s.variant == variant]
         by_side: dict[Side, dict[Result, int]] = {}
-        for played in games:
-            counts = by_side.setdefault(played.side, dict.fromkeys(Result, 0))
-            counts[played.result] += 1
-        variants = Counter(played.variant for played in games)
+        per_variant: Counter[str] = Counter()
+        for (played, side, result), count in sorted(tallies.items()):
+            per_variant[played] += count
+            if variant is None or played == variant:
+                by_side.setdefault(side, dict.fromkeys(Result, 0))[result] += count
+        most_played = max(per_variant.items(), key=lambda pair: (pair[1], pair[0]), default=None)
         return PlayerStats(
             player=player if name is None else replace(player, name=name),
             variant=charted,
             standings=held,
             history=history,
             by_side=by_side,
-            longest=max(games, key=lambda g: (g.plies, -g.game_id), default=None),
-            most_played=variants.most_common(1)[0] if variants else None,
-            recent=[played.result for played in games[:RECENT_FORM]],
+            longest=longest[0] if longest else None,
+            most_played=most_played,
+            recent=[played.result for played in recent],
         )
 
     async def played_games(

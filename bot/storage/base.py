@@ -30,6 +30,7 @@ from bot.models import (
     PlayedGame,
     Player,
     RatingPoint,
+    Result,
     Standing,
 )
 from bot.ratings import Rating
@@ -682,14 +683,18 @@ class Session(ABC):
         )
         return [_standing(r) for r in rows]
 
-    async def rating_history(self, player_id: str, variant: str, scope: str) -> list[RatingPoint]:
-        """``player_id``'s rating after each rated game of ``variant`` in ``scope``, oldest
-        first."""
+    async def rating_history(
+        self, player_id: str, variant: str, scope: str, limit: int
+    ) -> list[RatingPoint]:
+        """``player_id``'s rating after each of their last ``limit`` rated games of ``variant``
+        in ``scope``, oldest first."""
         rows = await self._rows(
             "SELECT game_id, rating, deviation, volatility, rated_at FROM rating_history"
-            " WHERE player_id = ? AND variant = ? AND scope = ? ORDER BY rated_at, game_id",
-            (player_id, variant, scope),
+            " WHERE player_id = ? AND variant = ? AND scope = ?"
+            " ORDER BY rated_at DESC, game_id DESC LIMIT ?",
+            (player_id, variant, scope, limit),
         )
+        rows.reverse()
         return [
             RatingPoint(
                 game_id=int(r["game_id"]),
@@ -700,18 +705,28 @@ class Session(ABC):
         ]
 
     async def played_games(
-        self, player_id: str, variant: str | None = None, limit: int | None = None
+        self,
+        player_id: str,
+        variant: str | None = None,
+        limit: int | None = None,
+        *,
+        longest_first: bool = False,
     ) -> list[PlayedGame]:
-        """``player_id``'s finished games (of ``variant`` if given), newest first."""
+        """``player_id``'s finished games (of ``variant`` if given), newest first (or longest
+        first)."""
+        order = "g.plies DESC, g.id" if longest_first else "g.finished_at DESC, g.id DESC"
         rows = await self._rows(
             "SELECT g.id, g.variant, g.guild, g.winner, g.reason, g.plies, g.finished_at,"
-            " g.rated, g.final_message_ref, me.side, them.player_id AS opponent_id,"
+            " g.rated, g.final_message_ref, picked.side, them.player_id AS opponent_id,"
             " them.player_name AS opponent_name"
-            " FROM game_players me JOIN games g ON g.id = me.game_id"
-            " JOIN game_players them ON them.game_id = g.id AND them.side <> me.side"
+            " FROM (SELECT me.game_id, me.side FROM game_players me"
+            " JOIN games g ON g.id = me.game_id"
             " WHERE me.player_id = ? AND g.status = 'finished'"
             " AND (CAST(? AS TEXT) IS NULL OR g.variant = ?)"
-            " ORDER BY g.finished_at DESC, g.id DESC" + ("" if limit is None else " LIMIT ?"),
+            f" ORDER BY {order}{'' if limit is None else ' LIMIT ?'}) picked"
+            " JOIN games g ON g.id = picked.game_id"
+            " JOIN game_players them ON them.game_id = g.id AND them.side <> picked.side"
+            f" ORDER BY {order}",
             (player_id, variant, variant) + (() if limit is None else (limit,)),
         )
         return [
@@ -730,6 +745,22 @@ class Session(ABC):
             )
             for r in rows
         ]
+
+    async def tallies(self, player_id: str) -> dict[tuple[str, Side, Result], int]:
+        """How many finished games ``player_id`` won, drew and lost, by variant and side."""
+        rows = await self._rows(
+            "SELECT g.variant, me.side, g.winner, count(*) AS n FROM game_players me"
+            " JOIN games g ON g.id = me.game_id"
+            " WHERE me.player_id = ? AND g.status = 'finished'"
+            " GROUP BY g.variant, me.side, g.winner",
+            (player_id,),
+        )
+        counts: dict[tuple[str, Side, Result], int] = {}
+        for r in rows:
+            side = Side(r["side"])
+            key = (r["variant"], side, Result.of(_side_or_none(r["winner"]), side))
+            counts[key] = counts.get(key, 0) + int(r["n"])
+        return counts
 
     async def player_name(self, player_id: str) -> str | None:
         """The name ``player_id`` played their last game under; None if they never played."""

@@ -46,4 +46,4 @@ CREATE TABLE rating_history (
     rated_at   timestamptz      NOT NULL,
     PRIMARY KEY (game_id, player_id, scope)
 );
-CREATE INDEX rating_history_by_player ON rating_history (player_id, variant, scope, game_id);
+CREATE INDEX rating_history_by_player ON rating_history (player_id, variant, scope, rated_at, game_id);
