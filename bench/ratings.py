@@ -102,6 +102,8 @@ async def fill(store: Store, games: int, everyone: list[Player], rng: random.Ran
             await flush()
     if rows:
         await flush()
+    async with store.transaction() as db:
+        await db.after_copy("games")  # new games get ids after these
     return time.perf_counter() - started
 
 

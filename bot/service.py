@@ -59,6 +59,7 @@ from bot.models import (
     format_duration,
     utc_now,
 )
+from bot.ratings import Rating
 from bot.storage import GameRow, MoveRow, Session, Store
 from engine import Move, Outcome, Piece, Reason, Side
 
@@ -582,7 +583,7 @@ class GameService:
             top = await db.leaderboard(variant, scope, limit)
             if player is None or any(s.player.id == player.id for s in top):
                 return top, None
-            mine = (await db.standings([player], variant, scope)).get(player.id)
+            mine = (await db.standings([player], variant, [scope])).get((player.id, scope))
             if mine is None:
                 return top, None
             return top, (await db.place(mine), mine)
@@ -627,6 +628,12 @@ class GameService:
             most_played=most_played,
             recent=[played.result for played in recent],
         )
+
+    async def rating_changes(self, game_id: int) -> list[tuple[Standing, Rating]]:
+        """What game ``game_id`` did to its players' global ratings: each one's standing now
+        and rating before the game; empty for an unrated game."""
+        async with self._store.reading() as db:
+            return await db.rating_changes(game_id, GLOBAL_SCOPE)
 
     async def played_games(
         self, player: Player, variant: str | None = None, limit: int = ARCHIVE_SIZE
@@ -829,14 +836,18 @@ class GameService:
         if not state.rated:
             return
         players = {side: standings.rated_player(p) for side, p in state.players.items()}
-        for scope in standings.scopes(state.channel.guild):
-            stored = await db.standings(list(players.values()), state.variant, scope)
+        scopes = standings.scopes(state.channel.guild)
+        stored = await db.standings(list(players.values()), state.variant, scopes)
+        after: list[Standing] = []
+        for scope in scopes:
             before = {
-                side: replace(stored.get(p.id, Standing(p, state.variant, scope)), player=p)
+                side: replace(
+                    stored.get((p.id, scope), Standing(p, state.variant, scope)), player=p
+                )
                 for side, p in players.items()
             }
-            after = standings.after_game(before, outcome.winner)
-            await db.save_standings(state.id, after.values(), now)
+            after += standings.after_game(before, outcome.winner).values()
+        await db.save_standings(state.id, after, now)
 
     def _finished(self, state: GameState, now: datetime) -> None:
         state.status, state.finished_at = GameStatus.FINISHED, now

@@ -4,6 +4,7 @@ Discord messages are made of them."""
 from __future__ import annotations
 
 from bot.models import PlayedGame, PlayerStats, Result, Standing, counted
+from bot.ratings import Rating
 from engine import VARIANTS
 
 
@@ -66,3 +67,9 @@ def game_line(game: PlayedGame) -> str:
         f" as {game.side}: {game.reason.description}; {counted(game.plies, 'ply', 'plies')},"
         f" {game.finished_at.date().isoformat()}{'' if game.rated else ' (unrated)'}"
     )
+
+
+def rating_change(standing: Standing, before: Rating) -> str:
+    """``"Alice 1662? (+162)"``: the rating after a game and what the game changed."""
+    change = round(standing.rating.rating) - round(before.rating)
+    return f"{standing.player.name} {standing.shown} ({change:+d})"

@@ -446,7 +446,10 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if state is None:
             assert report.game_id is not None  # the service reports stored games
             state = await self.service.get_game(report.game_id)
-        message = await present.report_message(self.compute, report, state, poster.filesize_limit)
+        ratings = await self.service.rating_changes(state.id) if report.rated else None
+        message = await present.report_message(
+            self.compute, report, state, poster.filesize_limit, ratings
+        )
         announcement = Announcement(state.id, AnnouncementKind.END, len(report.plies), utc_now())
         await self.publish(poster, announcement, state, message)
 
@@ -487,8 +490,9 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 message = await present.move_message(self.compute, result, self.bot.clock())
             else:
                 report = build_report(state)
+                ratings = await self.service.rating_changes(state.id) if report.rated else None
                 message = await present.report_message(
-                    self.compute, report, state, poster.filesize_limit
+                    self.compute, report, state, poster.filesize_limit, ratings
                 )
             posted += await self.publish(poster, announcement, state, message)
         return posted

@@ -36,7 +36,14 @@ from bot.models import (
     format_duration,
     numbered_moves,
 )
-from bot.summaries import game_line, leaderboard_lines, stats_lines, variant_name
+from bot.ratings import Rating
+from bot.summaries import (
+    game_line,
+    leaderboard_lines,
+    rating_change,
+    stats_lines,
+    variant_name,
+)
 from engine import Side
 from engine.record import to_opentafl_record
 from renderer import THEMES, WOOD, BoardView, caption
@@ -261,10 +268,15 @@ async def move_message(
 
 
 async def report_message(
-    compute: Compute, report: Report, state: GameState, file_size_limit: int | None = None
+    compute: Compute,
+    report: Report,
+    state: GameState,
+    file_size_limit: int | None = None,
+    ratings: list[tuple[Standing, Rating]] | None = None,
 ) -> Outgoing:
-    """The end of a game: result, moves, captures, duration, final board, record and replay
-    (left out, with a note, when it is larger than ``file_size_limit`` bytes)."""
+    """The end of a game: result, moves, captures, duration, what it did to the players'
+    ``ratings`` (of a rated game), final board, record and replay (left out, with a note, when
+    it is larger than ``file_size_limit`` bytes)."""
     title = "Draw" if report.winner_name is None else f"{report.winner_name} wins"
     embed = _footer(_with_board(_embed(title, report.result)), state)
     embed.add_field(name="Moves", value=report.length)
@@ -272,6 +284,9 @@ async def report_message(
     embed.add_field(name="Captured by", value=captures or "none")
     if report.duration is not None:
         embed.add_field(name="Duration", value=format_duration(report.duration))
+    if ratings:
+        changes = "\n".join(rating_change(standing, before) for standing, before in ratings)
+        embed.add_field(name="Ratings", value=changes, inline=False)
     png, gif = await asyncio.gather(
         board_png(compute, state.game),
         compute.replay_gif(Snapshot.of(state.game), file_size_limit),

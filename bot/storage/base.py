@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -33,7 +33,7 @@ from bot.models import (
     Result,
     Standing,
 )
-from bot.ratings import Rating
+from bot.ratings import NEW, Rating
 from engine import Outcome, Ply, Reason, Side
 
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
@@ -596,39 +596,43 @@ class Session(ABC):
     # -- ratings -------------------------------------------------------------------------------
 
     async def standings(
-        self, players: Sequence[Player], variant: str, scope: str
-    ) -> dict[str, Standing]:
-        """The stored standings of ``players`` (by id) in ``variant`` and ``scope``; a player
-        without one is left out."""
+        self, players: Sequence[Player], variant: str, scopes: Sequence[str]
+    ) -> dict[tuple[str, str], Standing]:
+        """The stored standings of ``players`` in ``variant`` and ``scopes``, by player id and
+        scope; a player without one in a scope is left out."""
         ids = [p.id for p in players]
         rows = await self._rows(
-            f"SELECT * FROM ratings WHERE variant = ? AND scope = ?"
-            f" AND player_id IN ({', '.join('?' for _ in ids)})",
-            (variant, scope, *ids),
+            f"SELECT * FROM ratings WHERE variant = ? AND scope IN ({_marks(scopes)})"
+            f" AND player_id IN ({_marks(ids)})",
+            (variant, *scopes, *ids),
         )
-        return {r["player_id"]: _standing(r) for r in rows}
+        return {(r["player_id"], r["scope"]): _standing(r) for r in rows}
 
     async def save_standings(
-        self, game_id: int, standings: Iterable[Standing], now: datetime
+        self, game_id: int, standings: Sequence[Standing], now: datetime
     ) -> None:
         """Store each standing as it is after game ``game_id`` (finished ``now``), and note it
-        in the rating history."""
-        rows = [_standing_values(s) for s in standings]
+        in the rating history: two statements, whatever the number of standings."""
         stamp = self._time(now)
-        await self._execute_many(
+        await self._execute(
             "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
-            " volatility, games, wins, draws, losses, updated_at)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-            " ON CONFLICT (player_id, variant, scope) DO UPDATE SET"
+            " volatility, games, wins, draws, losses, updated_at) VALUES "
+            + ", ".join(f"({_marks(range(12))})" for _ in standings)
+            + " ON CONFLICT (player_id, variant, scope) DO UPDATE SET"
             " player_name = excluded.player_name, rating = excluded.rating,"
             " deviation = excluded.deviation, volatility = excluded.volatility,"
             " games = excluded.games, wins = excluded.wins, draws = excluded.draws,"
             " losses = excluded.losses, updated_at = excluded.updated_at",
-            [(*row, stamp) for row in rows],
+            [value for s in standings for value in (*_standing_values(s), stamp)],
         )
-        await self.insert_rating_history(
-            [(game_id, s.player.id, s.scope, s.variant, s.rating, now) for s in standings]
-        )
+        await self._execute(
+            "INSERT INTO rating_history (game_id, player_id, scope, variant, rating, deviation,"
+            " volatility, rated_at) VALUES "
+            + ", ".join(f"({_marks(range(8))})" for _ in standings),
+            [value for s in standings
+             for value in (game_id, s.player.id, s.scope, s.variant, s.rating.rating,
+                           s.rating.deviation, s.rating.volatility, stamp)],
+        )  # fmt: skip
 
     async def insert_rating_history(
         self, points: Iterable[tuple[int, str, str, str, Rating, datetime]]
@@ -703,6 +707,44 @@ class Session(ABC):
             )
             for r in rows
         ]
+
+    async def rating_changes(self, game_id: int, scope: str) -> list[tuple[Standing, Rating]]:
+        """Each player's standing's rating before and after game ``game_id`` in ``scope`` (the
+        standing's name and counts as they are now); empty for an unrated game."""
+        rows = await self._rows(
+            "SELECT h.player_id, h.variant, h.rating, h.deviation, h.volatility, h.rated_at,"
+            " r.player_name, r.games, r.wins, r.draws, r.losses"
+            " FROM rating_history h JOIN ratings r ON r.player_id = h.player_id"
+            " AND r.variant = h.variant AND r.scope = h.scope"
+            " WHERE h.game_id = ? AND h.scope = ? ORDER BY h.player_id",
+            (game_id, scope),
+        )
+        changes = []
+        for r in rows:
+            earlier = await self._row(
+                "SELECT rating, deviation, volatility FROM rating_history"
+                " WHERE player_id = ? AND variant = ? AND scope = ?"
+                " AND (rated_at < ? OR (rated_at = ? AND game_id < ?))"
+                " ORDER BY rated_at DESC, game_id DESC LIMIT 1",
+                (r["player_id"], r["variant"], scope, r["rated_at"], r["rated_at"], game_id),
+            )
+            before = (
+                NEW
+                if earlier is None
+                else Rating(earlier["rating"], earlier["deviation"], earlier["volatility"])
+            )
+            standing = Standing(
+                player=Player(r["player_id"], r["player_name"]),
+                variant=r["variant"],
+                scope=scope,
+                rating=Rating(r["rating"], r["deviation"], r["volatility"]),
+                games=int(r["games"]),
+                wins=int(r["wins"]),
+                draws=int(r["draws"]),
+                losses=int(r["losses"]),
+            )
+            changes.append((standing, before))
+        return changes
 
     async def played_games(
         self,
@@ -913,6 +955,11 @@ def _challenge(row: Row) -> Challenge:
         time_control=row["time_control"],
         rated=bool(row["rated"]),
     )
+
+
+def _marks(values: Sized) -> str:
+    """``?, ?, ?``: a placeholder for each of ``values``."""
+    return ", ".join("?" * len(values))
 
 
 def _standing(row: Row) -> Standing:

@@ -44,6 +44,12 @@ async def test_a_rated_game_shows_on_the_leaderboards_stats_and_archive_after_a_
         report = await rated_game_won_by_bob(alice, bob)
         assert b"[rated:yes]" in next(f for f in report.files if f.filename.endswith(".otg")).data
         winner = display(update(NEW, [(NEW, 1)]))
+        won = round(update(NEW, [(NEW, 1)]).rating) - 1500
+        fields = {f["name"]: f["value"] for f in embed_of(report)["fields"]}
+        assert fields["Ratings"].splitlines() == [
+            f"Alice {display(update(NEW, [(NEW, 0)]))} ({-won:+d})",
+            f"Bob {winner} ({won:+d})",
+        ]
         for scope in ("server", "global"):
             board = await alice.slash("tafl leaderboard", variant="brandubh", scope=scope)
             text = embed_of(await board.result())["description"]
