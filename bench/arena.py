@@ -25,6 +25,7 @@ import math
 import multiprocessing
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Iterable
@@ -36,7 +37,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.ai import OPENING_PLIES, ai_player, load_old_ai, random_position  # noqa: E402
-from engine import Game, Move  # noqa: E402
+from engine import VARIANTS, Game, Move  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.ai import LEVELS, Level, choose_move_at  # noqa: E402
 
@@ -197,6 +198,16 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 2 or args.games % 2:
         parser.error("--games must be even and at least 2 (games come in pairs)")
+    if not args.time_scale > 0 or args.seconds < 0 or args.max_plies < 1:
+        parser.error("--time-scale must be above 0, --seconds 0 or more, --max-plies 1 or more")
+    unknown = [v for v in args.variants.split(",") if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant {unknown[0]!r}: one of {', '.join(VARIANTS)}")
+    if args.old:
+        try:
+            load_old_ai(args.old)
+        except subprocess.CalledProcessError:
+            parser.error(f"no engine/ai.py at {args.old!r} in this repository's history")
     if args.old:
         pairings = [("new", "old")]
         print(f"new = engine/ai.py (working tree), old = engine/ai.py at {args.old}, ", end="")
@@ -214,26 +225,23 @@ def main() -> None:
     longest: dict[str, float] = {}
     print(f"{'pairing (stronger first)':32} {'games':>5}  {'results':14}{'score':>6}  ", end="")
     print(f"{'95% interval':18}  Elo [95% interval]")
-    verdicts = []
+    totals: list[tuple[str, Tally]] = []
     for stronger, weaker in pairings:
         mine = [r for r in results if (r.task.first, r.task.second) == (stronger, weaker)]
         for variant in args.variants.split(","):
             here = [r for r in mine if r.task.variant == variant]
             print(_row(f"{stronger} v {weaker}, {variant}", Tally.of(here)))
-        total = Tally.of(mine)
-        print(_row(f"{stronger} v {weaker}, all", total))
-        verdicts.append(f"{stronger} {total.score:.0%}")
+        totals.append((stronger, Tally.of(mine)))
+        print(_row(f"{stronger} v {weaker}, all", totals[-1][1]))
         for r in mine:
             for name, seconds in r.longest.items():
                 longest[name] = max(longest.get(name, 0.0), seconds)
     print("\nlongest think:", ", ".join(f"{n} {s:.2f} s" for n, s in longest.items()))
     if not args.old:
-        met = all(
-            Tally.of([r for r in results if r.task.first == s]).score >= TARGET for s, _ in pairings
-        )
+        met = all(tally.score >= TARGET for _, tally in totals)
+        scores = ", ".join(f"{name} {tally.score:.0%}" for name, tally in totals)
         print(
-            f"each level >= {TARGET:.0%} against the one below: {'yes' if met else 'NO'} "
-            f"({', '.join(verdicts)})"
+            f"each level >= {TARGET:.0%} against the one below: {'yes' if met else 'NO'} ({scores})"
         )
     print(f"{len(results)} games in {time.perf_counter() - start:.0f} s")
 

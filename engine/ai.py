@@ -791,9 +791,9 @@ class Level:
 LEVELS: dict[str, Level] = {
     level.name: level
     for level in (
-        Level("easy", seconds=0.5, depth=1, noise=200, random_share=0.3),
-        Level("medium", seconds=1.0, depth=2, noise=40),
-        Level("hard", seconds=2.0, depth=3),
+        Level("easy", seconds=0.5, depth=1, noise=200, random_share=0.4),
+        Level("medium", seconds=1.0, depth=1, noise=40),
+        Level("hard", seconds=2.0, depth=2),
         Level("max", seconds=10.0),
     )
 }
