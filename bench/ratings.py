@@ -229,7 +229,7 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=100_000, help="finished games stored")
     parser.add_argument("--players", type=int, default=5_000, help="players among them")
     parser.add_argument("--samples", type=int, default=300, help="calls timed per read")
-    parser.add_argument("--moves", type=int, default=60, help="rated games played to the end")
+    parser.add_argument("--moves", type=int, default=200, help="rated games played to the end")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--db", metavar="URL", help="also run on this PostgreSQL database")
     args = parser.parse_args()
