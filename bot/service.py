@@ -837,15 +837,10 @@ class GameService:
             return
         players = {side: standings.rated_player(p) for side, p in state.players.items()}
         scopes = standings.scopes(state.channel.guild)
-        stored = await db.standings(list(players.values()), state.variant, scopes)
+        held = await db.claim_standings(list(players.values()), state.variant, scopes, now)
         after: list[Standing] = []
         for scope in scopes:
-            before = {
-                side: replace(
-                    stored.get((p.id, scope), Standing(p, state.variant, scope)), player=p
-                )
-                for side, p in players.items()
-            }
+            before = {side: replace(held[(p.id, scope)], player=p) for side, p in players.items()}
             after += standings.after_game(before, outcome.winner).values()
         await db.save_standings(state.id, after, now)
 

@@ -608,6 +608,31 @@ class Session(ABC):
         )
         return {(r["player_id"], r["scope"]): _standing(r) for r in rows}
 
+    async def claim_standings(
+        self, players: Sequence[Player], variant: str, scopes: Sequence[str], now: datetime
+    ) -> dict[tuple[str, str], Standing]:
+        """The standings of ``players`` in ``variant`` and ``scopes`` (a new one for a player
+        without), held until the transaction ends: a game finishing at the same moment in
+        another process waits, then reads what this one wrote. Locked in one order (player,
+        scope), so that two such games never wait for each other."""
+        keys = sorted({(p.id, scope): p for p in players for scope in scopes}.items())
+        fresh = [Standing(p, variant, scope) for (_, scope), p in keys]
+        stamp = self._time(now)
+        await self._execute(
+            "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
+            " volatility, games, wins, draws, losses, updated_at) VALUES "
+            + ", ".join(f"({_marks(range(12))})" for _ in fresh)
+            + " ON CONFLICT (player_id, variant, scope) DO NOTHING",
+            [value for s in fresh for value in (*_standing_values(s), stamp)],
+        )
+        ids = [p.id for p in players]
+        rows = await self._rows(
+            f"SELECT * FROM ratings WHERE variant = ? AND scope IN ({_marks(scopes)})"
+            f" AND player_id IN ({_marks(ids)}) ORDER BY player_id, scope" + self._locking(),
+            (variant, *scopes, *ids),
+        )
+        return {(r["player_id"], r["scope"]): _standing(r) for r in rows}
+
     async def save_standings(
         self, game_id: int, standings: Sequence[Standing], now: datetime
     ) -> None:

@@ -4,6 +4,7 @@ alone; the rebuild from the stored games gives the same numbers."""
 
 from __future__ import annotations
 
+import asyncio
 import random
 from collections.abc import Awaitable, Callable
 
@@ -174,3 +175,25 @@ async def test_the_rebuild_gives_the_numbers_of_the_games_as_they_finished(
     assert await dump(store) == incremental
     top, mine = await service.leaderboard("brandubh", GLOBAL_SCOPE, alice, limit=1)
     assert len(top) == 1 and (mine is None) == (top[0].player == alice)
+
+
+async def test_two_games_of_one_player_finishing_at_once_in_two_processes_both_count(
+    service: GameService,
+    there: GameService,
+    hall: Channel,
+    thread: Channel,
+    alice: Player,
+    bob: Player,
+    carol: Player,
+) -> None:
+    await rated_game(service, hall, alice, bob)
+    await rated_game(there, thread, alice, carol)
+    for _ in range(2):  # a first game each, then a second: new and stored standings
+        await asyncio.gather(service.resign(hall, alice), there.resign(thread, alice))
+        await rated_game(service, hall, alice, bob)
+        await rated_game(there, thread, alice, carol)
+    for scope in (GLOBAL_SCOPE, "test:guild"):
+        top, _ = await service.leaderboard("brandubh", scope)
+        assert {s.player.name: s.record for s in top} == {
+            "Alice": "0/0/4", "Bob": "2/0/0", "Carol": "2/0/0"
+        }  # fmt: skip
