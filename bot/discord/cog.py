@@ -260,14 +260,14 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     @app_commands.command(description="The best rated players of a variant, here or everywhere")
     @app_commands.describe(
         variant="Which tafl game (default Copenhagen)",
-        scope="This server's ratings or everyone's (default: this server)",
+        scope="This server's ratings or everyone's (default: this server; all in a DM)",
     )
     @app_commands.choices(variant=VARIANT_CHOICES, scope=SCOPE_CHOICES)
     async def leaderboard(
         self,
         interaction: discord.Interaction,
         variant: str = engine.DEFAULT_VARIANT,
-        scope: str = "server",
+        scope: str | None = None,
     ) -> None:
         reply = Reply.of(interaction)
         where = self.scope_of(interaction, scope)
@@ -373,11 +373,12 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
 
     # -- shared steps -----------------------------------------------------------------------------
 
-    def scope_of(self, interaction: discord.Interaction, scope: str) -> str:
-        """The ratings' scope a command asks for: global, or this server's guild."""
-        if scope == GLOBAL_SCOPE:
-            return GLOBAL_SCOPE
+    def scope_of(self, interaction: discord.Interaction, scope: str | None) -> str:
+        """The ratings' scope a command asks for: global, or this server's guild (None: the
+        server's, global outside a server)."""
         guild = present.channel_of(interaction).guild
+        if scope == GLOBAL_SCOPE or (scope is None and guild is None):
+            return GLOBAL_SCOPE
         if guild is None:
             raise ServiceError("there is no server here: ask for scope: All servers")
         return guild
