@@ -19,6 +19,9 @@ from engine import Side
 from tests.bot.conftest import FakeClock
 from tests.bot.test_service import ESCAPE, dump, play
 
+GAMES = 120
+"""Rated games in the rebuild test: a third without a server, the rest on two."""
+
 Ending = Callable[[GameService, Channel, Player, Player, FakeClock], Awaitable[None]]
 
 
@@ -150,7 +153,7 @@ async def test_the_rebuild_gives_the_numbers_of_the_games_as_they_finished(
     rng = random.Random(3)
     people = [alice, bob, carol, ai_player("easy"), ai_player("max")]
     channels = [Channel("test:a", "test:one"), Channel("test:b", "test:two"), Channel("test:c")]
-    for number in range(40):
+    for number in range(GAMES):
         first, second = (
             rng.sample(people[:3], 2)
             if number % 3
@@ -170,8 +173,8 @@ async def test_the_rebuild_gives_the_numbers_of_the_games_as_they_finished(
                 channel, rng.choice([first, second]) if not second.is_ai else first
             )
     incremental = await dump(store)
-    assert len(incremental["rating_history"]) == 40 * 2 + 27 * 2
-    assert await service.rebuild_ratings() == 40
+    assert len(incremental["rating_history"]) == GAMES * 2 + (GAMES - GAMES // 3) * 2
+    assert await service.rebuild_ratings() == GAMES
     assert await dump(store) == incremental
     top, mine = await service.leaderboard("brandubh", GLOBAL_SCOPE, alice, limit=1)
     assert len(top) == 1 and (mine is None) == (top[0].player == alice)
