@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any, NoReturn
 
 from bot import __version__
 from bot.config import DEFAULT_DB, TOKEN_HELP, Settings
+from bot.models import TERMINAL_PLAYER
+from engine.ai import DEFAULT_LEVEL, LEVELS
 from engine.errors import TaflError
 
 if TYPE_CHECKING:
@@ -82,6 +84,11 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the board as a PNG image into DIR after each move",
     )
     play.add_argument("--ai", metavar="SIDE", help="the side the computer plays, e.g. defenders")
+    play.add_argument(
+        "--level",
+        choices=list(LEVELS),
+        help=f"how strongly the computer plays (default: {DEFAULT_LEVEL.name})",
+    )
     play.add_argument(
         "--ai-time",
         metavar="SECONDS",
@@ -186,6 +193,31 @@ def build_parser() -> argparse.ArgumentParser:
         "--replace", action="store_true", help="delete what TARGET holds before copying"
     )
     copy.set_defaults(run=run_db_copy)
+
+    ratings = commands.add_parser("ratings", help="the players' ratings")
+    rating_actions = ratings.add_subparsers(dest="action", metavar="ACTION", required=True)
+    rebuild = rating_actions.add_parser(
+        "rebuild",
+        help="compute every rating again from the stored games",
+        description="Compute every rating and its history again from the stored rated games,"
+        " in the order they finished (the numbers the games gave as they finished).",
+    )
+    rebuild.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    rebuild.set_defaults(run=run_ratings_rebuild)
+
+    stats = commands.add_parser(
+        "stats", help="your ratings, results and last games (from the game database)"
+    )
+    stats.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    stats.add_argument(
+        "--player",
+        metavar="ID",
+        default=TERMINAL_PLAYER.id,
+        help=f"whose (a player id like discord:1234 or ai:tafl:hard; default: {TERMINAL_PLAYER.id},"
+        " you at the terminal)",
+    )
+    stats.add_argument("--variant", metavar="ID", help="one variant only (default: all)")
+    stats.set_defaults(run=run_stats)
     return parser
 
 
@@ -224,6 +256,8 @@ def run_play(args: argparse.Namespace) -> int:
     from bot.terminal import ASCII, play_in_terminal
     from engine import DEFAULT_VARIANT, resolve_rules
 
+    if args.level is not None and args.ai is None:
+        raise CommandError("--level is the computer's: say which side it plays with --ai", 2)
     if args.resume and (args.variant or args.ai):
         raise CommandError("--resume goes on with the saved game's variant and players", 2)
     rules = resolve_rules(args.variant or DEFAULT_VARIANT)
@@ -252,6 +286,7 @@ def run_play(args: argparse.Namespace) -> int:
                 variant=args.variant,
                 resume=args.resume,
                 ai_side=ai_side,
+                level=args.level or DEFAULT_LEVEL.name,
                 ai_time_limit=args.ai_time,
                 png_dir=args.png,
                 glyphs=ASCII if args.ascii else None,
@@ -422,6 +457,62 @@ def run_db_copy(args: argparse.Namespace) -> int:
         f"copied {describe_counts(counts)} from {shown_target(args.source)}"
         f" to {shown_target(args.target)}"
     )
+    return 0
+
+
+def run_ratings_rebuild(args: argparse.Namespace) -> int:
+    from bot.models import counted
+    from bot.service import GameService
+    from bot.storage import open_store, shown_target
+
+    db = database(args)
+    if isinstance(db, Path) and not db.is_file():
+        raise CommandError(f"there is no database at {db}")
+
+    async def rebuild() -> int:
+        store = await open_store(db)
+        try:
+            return await GameService(store).rebuild_ratings()
+        finally:
+            await store.close()
+
+    with database_errors(db):
+        games = asyncio.run(rebuild())
+    print(f"{shown_target(db)}: ratings rebuilt from {counted(games, 'rated game')}")
+    return 0
+
+
+def run_stats(args: argparse.Namespace) -> int:
+    from bot.errors import ServiceError
+    from bot.models import Player
+    from bot.service import GameService
+    from bot.storage import open_store
+    from bot.summaries import game_line, stats_lines
+
+    db = database(args)
+    if isinstance(db, Path) and not db.is_file():
+        raise CommandError(f"there is no database at {db}: play a game with `tafl play` first")
+
+    async def gather() -> list[str]:
+        store = await open_store(db)
+        try:
+            service = GameService(store)
+            player = Player(args.player, args.player)
+            stats = await service.stats(player, args.variant)
+            games = await service.played_games(player, args.variant)
+        finally:
+            await store.close()
+        lines = stats_lines(stats)
+        if games:
+            lines += ["", "Last games:", *(game_line(game) for game in games)]
+        return lines
+
+    try:
+        with database_errors(db):
+            lines = asyncio.run(gather())
+    except ServiceError as error:
+        raise CommandError(str(error), 2) from None
+    print("\n".join(lines))
     return 0
 
 

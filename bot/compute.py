@@ -25,6 +25,7 @@ from typing import Any, TypeVar
 
 import engine
 from engine import Move, Side
+from engine.ai import DEFAULT_LEVEL
 
 log = logging.getLogger(__name__)
 
@@ -42,14 +43,17 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """A game as a worker needs it: its rules and the moves played from its start."""
+    """A game as a worker needs it: its rules, the moves played from its start, and the level
+    the AI plays it at."""
 
     rules_string: str
     moves: tuple[Move, ...]
+    level: str = DEFAULT_LEVEL.name
+    """A name of ``engine.ai.LEVELS``."""
 
     @classmethod
-    def of(cls, game: engine.Game) -> Snapshot:
-        return cls(game.rules_string, tuple(ply.move for ply in game.history))
+    def of(cls, game: engine.Game, level: str = DEFAULT_LEVEL.name) -> Snapshot:
+        return cls(game.rules_string, tuple(ply.move for ply in game.history), level)
 
     def game(self) -> engine.Game:
         """The game, replayed (in whichever process calls this)."""
@@ -62,10 +66,12 @@ class Snapshot:
 # -- what the workers run (module-level functions, so that they can be sent to a process) --------
 
 
-def _think(snapshot: Snapshot, time_limit: float) -> Move:
-    from engine.ai import choose_move
+def think_at_level(snapshot: Snapshot, time_limit: float) -> Move:
+    """The move the AI at the snapshot's level plays, within the level's time and
+    ``time_limit`` seconds, whichever is shorter."""
+    from engine.ai import LEVELS, choose_move_at
 
-    return choose_move(snapshot.game(), time_limit=time_limit)
+    return choose_move_at(snapshot.game(), LEVELS[snapshot.level], time_limit=time_limit)
 
 
 def _draw_board(view: Any, viewer: Side | None, theme: str) -> bytes:
@@ -81,6 +87,12 @@ def _draw_replay(snapshot: Snapshot, max_bytes: int | None) -> bytes | None:
         return render_replay(snapshot.game(), max_bytes=max_bytes)
     except ReplayTooLarge:
         return None
+
+
+def _draw_chart(ratings: list[float], deviations: list[float]) -> bytes:
+    from renderer import rating_chart
+
+    return rating_chart(ratings, deviations)
 
 
 def _warm_up_drawing(variant: str) -> None:
@@ -193,8 +205,8 @@ class Compute:
         self._ai_demand += 1
         try:
             async with self._ai_turns:
-                think = self.think_time(time_limit)
-                return await self._run(self._ai_pool, _think, snapshot, think)
+                seconds = self.think_time(time_limit)
+                return await self._run(self._ai_pool, think_at_level, snapshot, seconds)
         finally:
             self._ai_demand -= 1
 
@@ -226,6 +238,10 @@ class Compute:
     async def drawing_worker(self, work: Callable[[], T]) -> T:
         """``work()`` run in the image worker (for measurements of the worker itself)."""
         return await self._run(self._draw_pool, work)
+
+    async def rating_chart(self, ratings: list[float], deviations: list[float]) -> bytes:
+        """A player's rating after each game (with its deviations) as a PNG line chart."""
+        return await self._run(self._draw_pool, _draw_chart, ratings, deviations)
 
     async def _run(self, pool: Executor, work: Callable[..., T], *args: Any) -> T:
         """``work(*args)`` in ``pool``; a pool whose process died is started again, once."""

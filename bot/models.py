@@ -11,7 +11,9 @@ from enum import StrEnum
 
 import engine
 from bot.clocks import NO_CLOCK, Stage, TimeControl
+from bot.ratings import NEW, Rating, display
 from engine import Ply, Reason, Side
+from engine.ai import DEFAULT_LEVEL, LEVELS
 
 
 def utc_now() -> datetime:
@@ -30,8 +32,34 @@ class Player:
     def is_ai(self) -> bool:
         return self.id.startswith("ai:")
 
+    @property
+    def ai_level(self) -> str | None:
+        """The level the AI plays at (``"hard"``); None for a person. The bare ``ai:tafl`` of
+        the games before levels plays medium."""
+        if not self.is_ai:
+            return None
+        level = self.id.removeprefix(AI_PLAYER_ID).removeprefix(":")
+        return level or DEFAULT_LEVEL.name
 
-AI_PLAYER = Player("ai:tafl", "Tafl AI")
+
+AI_PLAYER_ID = "ai:tafl"
+AI_PLAYER = Player(AI_PLAYER_ID, "Tafl AI")
+"""The bot as an opponent, before a level is chosen (and in games from before levels)."""
+
+
+TERMINAL_PLAYER = Player("terminal:you", "You")
+"""Whoever plays the AI at the terminal: rated, and whom ``tafl stats`` shows by default."""
+
+
+def ai_player(level: str = DEFAULT_LEVEL.name) -> Player:
+    """The AI at ``level`` (easy, medium, hard, max): a player of its own, rated apart.
+    ServiceError for an unknown level."""
+    from bot.errors import ServiceError
+
+    name = level.strip().lower()
+    if name not in LEVELS:
+        raise ServiceError(f"unknown AI level {level!r}; choose {', '.join(LEVELS)}")
+    return Player(f"{AI_PLAYER_ID}:{name}", f"Tafl AI ({name})")
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +109,8 @@ class Challenge:
     """Whether the game is to be played in a thread of its own, started from the challenge."""
     rematch_of: int | None = None
     """The finished game this challenge asks to play again, if any."""
+    rated: bool = False
+    """Whether the game counts for the players' ratings."""
 
 
 class GameStatus(StrEnum):
@@ -115,6 +145,11 @@ class GameState:
     def home(self) -> Channel:
         """Where the game was challenged: its parent channel, or its own channel."""
         return self.parent or self.channel
+
+    rated: bool = False
+    """Whether the game counts for the players' ratings."""
+    takebacks: int = 0
+    """Takebacks allowed so far (a rated game's record notes them)."""
 
     def time_left(self, now: datetime) -> dict[Side, timedelta] | None:
         """Each side's time left at ``now`` (the player to move's running); None without a
@@ -245,6 +280,7 @@ class Report:
     finished_at: datetime | None
     record: str
     """The OpenTafl game record."""
+    rated: bool = False
 
     @property
     def duration(self) -> timedelta | None:
@@ -271,7 +307,7 @@ class Report:
     def length(self) -> str:
         """``"12 moves (23 plies)"``: a move is a ply of each side."""
         moves = (len(self.plies) + 1) // 2
-        return f"{_count(moves, 'move')} ({_count(len(self.plies), 'ply', 'plies')})"
+        return f"{counted(moves, 'move')} ({counted(len(self.plies), 'ply', 'plies')})"
 
     def text(self) -> str:
         """A plain multi-line report: result, moves, captures, duration (when known) and the
@@ -315,7 +351,8 @@ def format_duration(duration: timedelta) -> str:
     return f"{seconds} s"
 
 
-def _count(n: int, singular: str, plural: str | None = None) -> str:
+def counted(n: int, singular: str, plural: str | None = None) -> str:
+    """``"1 move"``, ``"3 plies"``."""
     return f"{n} {singular if n == 1 else plural or singular + 's'}"
 
 
@@ -350,6 +387,8 @@ def build_report(state: GameState) -> Report:
         game_id=state.id,
         started_at=state.created_at,
         finished_at=state.finished_at,
+        rated=state.rated,
+        takebacks=state.takebacks,
     )
 
 
@@ -360,9 +399,12 @@ def game_report(
     game_id: int | None = None,
     started_at: datetime | None = None,
     finished_at: datetime | None = None,
+    rated: bool = False,
+    takebacks: int = 0,
 ) -> Report:
     """The report of a finished game played by ``players``; what is not known (a replayed
-    record's id and times) is left None. ValueError if the game is still being played."""
+    record's id and times) is left None. A rated game's record says so, and how many
+    takebacks were allowed in it. ValueError if the game is still being played."""
     from engine.record import to_opentafl_record
 
     outcome = game.outcome
@@ -384,15 +426,119 @@ def game_report(
         captures=captures,
         started_at=started_at,
         finished_at=finished_at,
-        record=to_opentafl_record(game, _record_tags(players, started_at)),
+        record=to_opentafl_record(game, _record_tags(players, started_at, rated, takebacks)),
+        rated=rated,
     )
 
 
-def _record_tags(players: dict[Side, Player], started_at: datetime | None) -> dict[str, str]:
-    """The players and start date (when known), for the record's header (a tag holds no ']'
-    or line break)."""
+def _record_tags(
+    players: dict[Side, Player], started_at: datetime | None, rated: bool, takebacks: int
+) -> dict[str, str]:
+    """The players and start date (when known), whether rated (and the takebacks then), for
+    the record's header (a tag holds no ']' or line break)."""
     tags = {str(side): " ".join(player.name.replace("]", ")").split())
             for side, player in players.items()}  # fmt: skip
     if started_at is not None:
         tags["date"] = started_at.date().isoformat()
+    if rated:
+        tags["rated"] = "yes"
+        tags["takebacks"] = str(takebacks)
     return tags
+
+
+GLOBAL_SCOPE = "global"
+"""The scope of the ratings across every server (a server's scope is its guild id)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A player's rating in one variant and scope, and the rated games behind it."""
+
+    player: Player
+    variant: str
+    scope: str
+    rating: Rating = NEW
+    games: int = 0
+    wins: int = 0
+    draws: int = 0
+    losses: int = 0
+
+    @property
+    def shown(self) -> str:
+        """``"1623"``, or ``"1500?"`` while provisional."""
+        return display(self.rating)
+
+    @property
+    def record(self) -> str:
+        """``"12/3/4"``: wins, draws, losses."""
+        return f"{self.wins}/{self.draws}/{self.losses}"
+
+
+@dataclass(frozen=True, slots=True)
+class RatingPoint:
+    """A player's rating after one rated game."""
+
+    game_id: int
+    rating: Rating
+    at: datetime
+
+
+class Result(StrEnum):
+    WIN = "W"
+    DRAW = "D"
+    LOSS = "L"
+
+    @classmethod
+    def of(cls, winner: Side | None, side: Side) -> Result:
+        """The result for ``side`` of a game ``winner`` won (None: a draw)."""
+        if winner is None:
+            return cls.DRAW
+        return cls.WIN if winner is side else cls.LOSS
+
+    @property
+    def score(self) -> float:
+        """1 for a win, 0.5 for a draw, 0 for a loss."""
+        return {Result.WIN: 1.0, Result.DRAW: 0.5, Result.LOSS: 0.0}[self]
+
+
+@dataclass(frozen=True, slots=True)
+class PlayedGame:
+    """A finished game as one of its players sees it."""
+
+    game_id: int
+    variant: str
+    side: Side
+    opponent: Player
+    winner: Side | None
+    reason: Reason
+    plies: int
+    finished_at: datetime
+    guild: str | None
+    rated: bool
+    final_message_ref: str | None
+    """The message that shows the final board, in the adapter's terms (None: not known)."""
+
+    @property
+    def result(self) -> Result:
+        return Result.of(self.winner, self.side)
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerStats:
+    """What /tafl stats shows: ``standings`` (global, one per variant played rated, most games
+    first), the rating history of ``variant`` (the one asked for, or the most played), the
+    results by side, the longest game, the most played variant and the recent form."""
+
+    player: Player
+    variant: str | None
+    standings: list[Standing]
+    history: list[RatingPoint]
+    by_side: dict[Side, dict[Result, int]]
+    longest: PlayedGame | None
+    most_played: tuple[str, int] | None
+    recent: list[Result]
+    """The last results, newest first."""
+
+    @property
+    def games(self) -> int:
+        return sum(sum(counts.values()) for counts in self.by_side.values())

@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import random
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from datetime import datetime, timedelta
 
 import engine
+from bot import standings
 from bot.clocks import DEFAULT_TIME_CONTROL, Kind, Stage, TimeControl
-from bot.compute import Snapshot
+from bot.compute import Snapshot, think_at_level
 from bot.errors import (
     ChallengeClosed,
     ChallengeNotFound,
@@ -33,7 +35,7 @@ from bot.errors import (
     TooEarly,
 )
 from bot.models import (
-    AI_PLAYER,
+    GLOBAL_SCOPE,
     RANDOM_SIDE,
     Announcement,
     AnnouncementKind,
@@ -47,14 +49,19 @@ from bot.models import (
     Offer,
     OfferKind,
     OfferStatus,
+    PlayedGame,
     Player,
+    PlayerStats,
     Reminder,
     ReminderStyle,
     Report,
+    Result,
+    Standing,
     build_report,
     format_duration,
     utc_now,
 )
+from bot.ratings import Rating
 from bot.storage import GameRow, MoveRow, Session, Store
 from engine import Move, Outcome, Reason, Side
 
@@ -70,6 +77,13 @@ AI_TIME_LIMIT = 2.0
 """Seconds the AI may think per move, unless told otherwise."""
 EVENT_MEMORY = timedelta(days=1)
 """How long a claimed event is remembered: far longer than any event is delivered again."""
+LEADERBOARD_SIZE = 10
+ARCHIVE_SIZE = 10
+"""The finished games /tafl games lists."""
+RECENT_FORM = 10
+"""The last results the stats show."""
+CHARTED_GAMES = 200
+"""The rated games the stats' rating chart goes back."""
 RETRY_FIRST = timedelta(minutes=1)
 RETRY_LAST = timedelta(hours=1)
 """After a failed post, the next try waits RETRY_FIRST, doubling each time up to RETRY_LAST."""
@@ -80,9 +94,7 @@ Thinker = Callable[[Snapshot, float], Awaitable[Move]]
 
 async def think_in_thread(snapshot: Snapshot, time_limit: float) -> Move:
     """The AI's move, searched in a thread of this process (the terminal's way)."""
-    from engine.ai import choose_move
-
-    return await asyncio.to_thread(choose_move, snapshot.game(), time_limit=time_limit)
+    return await asyncio.to_thread(think_at_level, snapshot, time_limit)
 
 
 class GameService:
@@ -132,20 +144,22 @@ class GameService:
         side: str = RANDOM_SIDE,
         ttl: timedelta = CHALLENGE_TTL,
         time_control: str | None = None,
+        rated: bool | None = None,
         *,
         thread: bool | None = None,
         threads_allowed: bool = False,
     ) -> Challenge:
         """Open a challenge in ``channel``; ``opponent`` None lets anyone but the challenger accept;
-        ``time_control`` as players write it (``"3d+12h"``, ``"none"``). ``variant``,
-        ``time_control`` and ``thread`` (play in a thread of its own) default to the server's
-        settings, then to the bot's defaults (a thread when ``threads_allowed``: the adapter
-        may start one there).
+        ``time_control`` as players write it (``"3d+12h"``, ``"none"``); ``rated`` None: rated
+        on a preset variant (custom rules never are). ``variant``, ``time_control`` and
+        ``thread`` (play in a thread of its own) default to the server's settings, then to the
+        bot's defaults (a thread when ``threads_allowed``: the adapter may start one there).
 
         ChannelNotAllowed where the server's settings keep the bot out; ChannelBusy if a game
         is being played there (and none is to be in a thread); UnknownVariantError or
         RulesError for a variant that can't be played; TimeControlError for a time control
-        that can't be read; ServiceError for an unknown side or a challenge to oneself.
+        that can't be read; ServiceError for an unknown side, a challenge to oneself or a rated
+        custom game.
         """
         settings = await self.settings(channel.guild)
         if not settings.allows(channel):
@@ -153,13 +167,15 @@ class GameService:
         control = TimeControl.parse(time_control or settings.time_control or DEFAULT_TIME_CONTROL)
         game = engine.new_game(variant or settings.variant or engine.DEFAULT_VARIANT)
         side = _side_wish(game, side)
+        rated = _rated(game, rated)
         if opponent is not None and opponent.id == challenger.id:
             raise ServiceError("you can't challenge yourself; challenge someone else, or anyone")
         if thread is None:
             thread = threads_allowed if settings.threads is None else settings.threads
         return await self._open_challenge(
-            channel, challenger, opponent, game.rules_string, side, ttl, str(control), thread
-        )
+            channel, challenger, opponent, game.rules_string, side, ttl, str(control), thread,
+            rated=rated,
+        )  # fmt: skip
 
     async def _open_challenge(
         self,
@@ -172,6 +188,8 @@ class GameService:
         control: str,
         thread: bool,
         rematch_of: int | None = None,
+        *,
+        rated: bool = False,
     ) -> Challenge:
         if ttl <= timedelta(0):
             raise ValueError("a challenge must stay open for some time")
@@ -182,7 +200,7 @@ class GameService:
             try:
                 return await db.insert_challenge(
                     channel, challenger, opponent, rules_string, side, now, now + ttl, control,
-                    thread=thread, rematch_of=rematch_of,
+                    thread=thread, rematch_of=rematch_of, rated=rated,
                 )  # fmt: skip
             except db.integrity_error:  # only a second open rematch of a game breaks a rule
                 raise ServiceError(
@@ -218,6 +236,7 @@ class GameService:
             game_id = await db.insert_game(
                 where, game.variant, game.rules_string, players, now,
                 str(control), _first_deadline(control, players[game.rules.first], now), parent,
+                challenge.rated,
             )  # fmt: skip
             if not await db.close_challenge(
                 challenge_id, ChallengeStatus.ACCEPTED, player, game_id
@@ -258,6 +277,7 @@ class GameService:
         return await self._open_challenge(
             state.home, player, opponent, state.rules_string, str(side.opponent),
             CHALLENGE_TTL, str(state.time_control), state.parent is not None, game_id,
+            rated=state.rated,
         )  # fmt: skip
 
     async def decline(self, challenge_id: int, player: Player) -> Challenge:
@@ -397,11 +417,14 @@ class GameService:
         players: dict[Side, Player],
         variant: str = engine.DEFAULT_VARIANT,
         time_control: str = "none",
+        rated: bool = False,
     ) -> GameState:
         """Start a game directly (hot-seat and AI games). ChannelBusy; ValueError for bad sides;
-        TimeControlError for a time control that can't be read."""
+        TimeControlError for a time control that can't be read; ServiceError for a rated
+        custom game."""
         control = TimeControl.parse(time_control)
         game = engine.new_game(variant)
+        rated = _rated(game, rated)
         first = game.rules.first
         if set(players) != {first, first.opponent}:
             given = ", ".join(sorted(players)) or "none"
@@ -412,6 +435,7 @@ class GameService:
             game_id = await db.insert_game(
                 channel, game.variant, game.rules_string, _by_side(first, players), now,
                 str(control), _first_deadline(control, players[first], now),
+                rated=rated and standings.can_be_rated(players),
             )  # fmt: skip
         return await self.get_game(game_id)
 
@@ -425,14 +449,15 @@ class GameService:
         """The active games in which it is the AI's turn and nothing has happened for ``idle``
         or longer (a restart, or a failed search, left them so), oldest first."""
         async with self._store.reading() as db:
-            game_ids = await db.games_waiting_for(AI_PLAYER.id)
+            game_ids = await db.games_with_ai()
         games = [await self._load(game_id) for game_id in game_ids]
         now = self._clock()
         return [
             g
             for g in games
             if g is not None
-            and g.player_to_move() == AI_PLAYER
+            and (mover := g.player_to_move()) is not None
+            and mover.is_ai
             and (not idle or now - g.updated_at >= idle)
         ]
 
@@ -467,7 +492,9 @@ class GameService:
             if mover is None or not mover.is_ai:
                 raise NotYourTurn("it is not the AI's turn")
             limit = self._ai_time_limit if time_limit is None else time_limit
-            choice = await self._think(Snapshot.of(state.game), limit)
+            level = mover.ai_level
+            assert level is not None  # the AI has a level
+            choice = await self._think(Snapshot.of(state.game, level), limit)
             return await self._play(state, state.game.parse_move(str(choice)))
 
     async def game_to_move(self, channel: Channel, player: Player) -> GameState | None:
@@ -672,6 +699,108 @@ class GameService:
             raise ServiceError(f"game #{game_id} is still being played")
         return build_report(state)
 
+    # -- ratings, stats and the archive -----------------------------------------------------------
+
+    async def leaderboard(
+        self, variant: str, scope: str, player: Player | None = None, limit: int = LEADERBOARD_SIZE
+    ) -> tuple[list[Standing], tuple[int, Standing] | None]:
+        """The best ``limit`` standings of ``variant`` in ``scope`` (``GLOBAL_SCOPE`` or a
+        guild), and ``player``'s place and standing when they have one outside them.
+        ServiceError for an unknown variant."""
+        variant = _preset(variant)
+        async with self._store.reading() as db:
+            top = await db.leaderboard(variant, scope, limit)
+            if player is None or any(s.player.id == player.id for s in top):
+                return top, None
+            mine = (await db.standings([player], variant, [scope])).get((player.id, scope))
+            if mine is None:
+                return top, None
+            return top, (await db.place(mine), mine)
+
+    async def stats(
+        self, player: Player, variant: str | None = None, scope: str = GLOBAL_SCOPE
+    ) -> PlayerStats:
+        """``player``'s standings in ``scope``, the rating history of ``variant`` (default: the
+        one they played most rated), and their results (in ``variant`` only, if given).
+        ServiceError for an unknown variant."""
+        if variant is not None:
+            variant = _preset(variant)
+        player = standings.rated_player(player)
+        async with self._store.reading() as db:
+            name = await db.player_name(player.id)
+            held = await db.player_standings(player.id, scope)
+            charted = variant or (held[0].variant if held else None)
+            history = (
+                []
+                if charted is None
+                else await db.rating_history(player.id, charted, scope, CHARTED_GAMES)
+            )
+            tallies = await db.tallies(player.id)
+            longest = await db.played_games(player.id, variant, 1, longest_first=True)
+            recent = await db.played_games(player.id, variant, RECENT_FORM)
+        if variant is not None:
+            held = [s for s in held if s.variant == variant]
+        by_side: dict[Side, dict[Result, int]] = {}
+        per_variant: Counter[str] = Counter()
+        for (played, side, result), count in sorted(tallies.items()):
+            per_variant[played] += count
+            if variant is None or played == variant:
+                by_side.setdefault(side, dict.fromkeys(Result, 0))[result] += count
+        most_played = max(per_variant.items(), key=lambda pair: (pair[1], pair[0]), default=None)
+        return PlayerStats(
+            player=player if name is None else replace(player, name=name),
+            variant=charted,
+            standings=held,
+            history=history,
+            by_side=by_side,
+            longest=longest[0] if longest else None,
+            most_played=most_played,
+            recent=[played.result for played in recent],
+        )
+
+    async def rating_changes(self, game_id: int) -> list[tuple[Standing, Rating]]:
+        """What game ``game_id`` did to its players' global ratings: each one's standing now
+        and rating before the game; empty for an unrated game."""
+        async with self._store.reading() as db:
+            return await db.rating_changes(game_id, GLOBAL_SCOPE)
+
+    async def played_games(
+        self, player: Player, variant: str | None = None, limit: int = ARCHIVE_SIZE
+    ) -> list[PlayedGame]:
+        """``player``'s last ``limit`` finished games (of ``variant`` if given), newest first.
+        ServiceError for an unknown variant."""
+        if variant is not None:
+            variant = _preset(variant)
+        async with self._store.reading() as db:
+            return await db.played_games(standings.rated_player(player).id, variant, limit)
+
+    async def rebuild_ratings(self) -> int:
+        """Compute every standing and the rating history again from the stored rated games, in
+        the order they finished, in one transaction; returns how many games counted. Gives the
+        numbers the games gave as they finished."""
+        async with self._store.transaction() as db:
+            games = await db.rated_games()
+            await db.clear_ratings()
+            table: dict[tuple[str, str, str], tuple[Standing, datetime]] = {}
+            history = []
+            for game in games:
+                players = {side: standings.rated_player(p) for side, p in game.players.items()}
+                for scope in standings.scopes(game.guild):
+                    before = {}
+                    for side, p in players.items():
+                        kept = table.get((p.id, game.variant, scope))
+                        fresh = Standing(p, game.variant, scope)
+                        before[side] = fresh if kept is None else replace(kept[0], player=p)
+                    for after in standings.after_game(before, game.winner).values():
+                        table[(after.player.id, game.variant, scope)] = (after, game.finished_at)
+                        history.append(
+                            (game.id, after.player.id, scope, game.variant, after.rating,
+                             game.finished_at)
+                        )  # fmt: skip
+            await db.replace_standings(table.values())
+            await db.insert_rating_history(history)
+        return len(games)
+
     # -- announcements (what a game's channel must be shown) ---------------------------------------
 
     async def pending_announcements(
@@ -707,10 +836,15 @@ class GameService:
             async with self._store.transaction() as db:
                 await db.forget_events(self._clock() - age)
 
-    async def announced(self, game_id: int, kind: AnnouncementKind, ply: int) -> bool:
-        """Note that the channel has been shown ``kind`` after ``ply`` plies of the game; False
-        if it was not pending (shown already, or taken back)."""
+    async def announced(
+        self, game_id: int, kind: AnnouncementKind, ply: int, message_ref: str | None = None
+    ) -> bool:
+        """Note that the channel has been shown ``kind`` after ``ply`` plies of the game (the
+        end in the message ``message_ref``, if known); False if it was not pending (shown
+        already, or taken back)."""
         async with self._store.transaction() as db:
+            if kind is AnnouncementKind.END and message_ref is not None:
+                await db.set_final_message(game_id, message_ref)
             return await db.mark_announced(game_id, kind, ply, self._clock())
 
     async def announcement_failed(self, announcement: Announcement) -> datetime:
@@ -795,7 +929,7 @@ class GameService:
                     await db.set_deadline(state.id, deadline)
                 await db.insert_announcement(state.id, AnnouncementKind.MOVE, plies, now)
                 if outcome is not None:
-                    await db.finish_game(state.id, outcome, now)
+                    await self._finish(db, state, outcome, now, plies)
                     await db.insert_announcement(state.id, AnnouncementKind.END, plies, now)
         except BaseException:
             state.game.undo()
@@ -810,7 +944,7 @@ class GameService:
         """End the game with ``outcome`` (accepting ``offer`` if it brought it about)."""
         now = self._clock()
         async with self._change(state, now) as db:
-            await db.finish_game(state.id, outcome, now)
+            await self._finish(db, state, outcome, now, len(state.game.history))
             await db.insert_announcement(
                 state.id, AnnouncementKind.END, len(state.game.history), now
             )
@@ -832,9 +966,28 @@ class GameService:
             await db.drop_announcements_after(state.id, keep)
             deadline = _deadline_after(state, state.move_times[:keep], to_move, now)
             await db.set_deadline(state.id, deadline)
+            await db.count_takeback(state.id)
         for _ in range(count):
             state.game.undo()
         del state.move_times[keep:]
+        state.takebacks += 1
+
+    async def _finish(
+        self, db: Session, state: GameState, outcome: Outcome, now: datetime, plies: int
+    ) -> None:
+        """Store the result and, for a rated game, its players' new standings in every scope
+        it counts in (in the transaction that finishes it)."""
+        await db.finish_game(state.id, outcome, now, plies)
+        if not state.rated:
+            return
+        players = {side: standings.rated_player(p) for side, p in state.players.items()}
+        scopes = standings.scopes(state.channel.guild)
+        held = await db.claim_standings(list(players.values()), state.variant, scopes, now)
+        after: list[Standing] = []
+        for scope in scopes:
+            before = {side: replace(held[(p.id, scope)], player=p) for side, p in players.items()}
+            after += standings.after_game(before, outcome.winner).values()
+        await db.save_standings(state.id, after, now)
 
     def _finished(self, state: GameState, now: datetime) -> None:
         state.status, state.finished_at = GameStatus.FINISHED, now
@@ -867,6 +1020,8 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         move_times=[stored.played_at for stored in moves],
         time_control=TimeControl.parse(row.time_control),
         parent=row.parent,
+        rated=row.rated,
+        takebacks=row.takebacks,
     )
 
 
@@ -885,6 +1040,24 @@ def _state_at(state: GameState, plies: int) -> GameState:
         move_times=state.move_times[:plies],
         updated_at=state.move_times[plies - 1] if plies else state.created_at,
     )
+
+
+def _preset(variant: str) -> str:
+    """A preset variant's id, as given or by name; ServiceError naming the choices."""
+    wanted = variant.strip().lower()
+    for variant_id, rules in engine.VARIANTS.items():
+        if wanted in (variant_id, str(rules.name).lower()):
+            return variant_id
+    raise ServiceError(f"unknown variant {variant!r}; choose one of {', '.join(engine.VARIANTS)}")
+
+
+def _rated(game: engine.Game, wish: bool | None) -> bool:
+    """Whether a game of ``game``'s rules is rated, as wished (None: rated on a preset
+    variant); ServiceError for a rated custom game."""
+    preset = game.variant in engine.VARIANTS
+    if wish and not preset:
+        raise ServiceError("custom rules games are never rated; play it unrated (rated: False)")
+    return preset if wish is None else wish
 
 
 def _by_side(first: Side, players: dict[Side, Player]) -> dict[Side, Player]:

@@ -13,7 +13,16 @@ from pathlib import Path
 from typing import TextIO
 
 from bot.errors import ServiceError
-from bot.models import AI_PLAYER, Channel, GameState, MoveResult, OfferKind, Player, Report
+from bot.models import (
+    TERMINAL_PLAYER,
+    Channel,
+    GameState,
+    MoveResult,
+    OfferKind,
+    Player,
+    Report,
+    ai_player,
+)
 from bot.service import GameService
 from bot.storage import open_store
 from engine import (
@@ -27,6 +36,7 @@ from engine import (
     TaflError,
     resolve_rules,
 )
+from engine.ai import DEFAULT_LEVEL
 from engine.types import parse_square
 
 CHANNEL = Channel("terminal")
@@ -181,17 +191,20 @@ Type a move as from-to, like d1-d4 (d1d4 works too, or just d4 when only one pie
 # -- the game session ---------------------------------------------------------------------------
 
 
-def side_players(variant: str, ai_side: Side | None = None) -> dict[Side, Player]:
-    """The players of both sides of ``variant``: the AI plays ``ai_side`` against "You";
-    without it, "Player 1" (who moves first) and "Player 2" share the keyboard."""
+def side_players(
+    variant: str, ai_side: Side | None = None, level: str = DEFAULT_LEVEL.name
+) -> dict[Side, Player]:
+    """The players of both sides of ``variant``: the AI at ``level`` plays ``ai_side`` against
+    "You"; without it, "Player 1" (who moves first) and "Player 2" share the keyboard."""
     first = resolve_rules(variant).first
     players = {}
     for number, side in enumerate((first, first.opponent), start=1):
         if side == ai_side:
-            players[side] = AI_PLAYER
+            players[side] = ai_player(level)
+        elif ai_side is not None:
+            players[side] = TERMINAL_PLAYER
         else:
-            name = "You" if ai_side is not None else f"Player {number}"
-            players[side] = Player(f"terminal:{side}", name)
+            players[side] = Player(f"terminal:{side}", f"Player {number}")
     return players
 
 
@@ -223,7 +236,9 @@ class TerminalGame:
 
     # -- starting ------------------------------------------------------------------------------
 
-    async def start(self, variant: str, ai_side: Side | None = None) -> GameState:
+    async def start(
+        self, variant: str, ai_side: Side | None = None, level: str = DEFAULT_LEVEL.name
+    ) -> GameState:
         """A new game, unless an unfinished one is saved (ServiceError saying how to go on)."""
         saved = await self.service.current_game(CHANNEL)
         if saved is not None:
@@ -232,7 +247,8 @@ class TerminalGame:
                 f"{plies(len(saved.game.history))}): go on with it with `{self.resume_command}`, "
                 "or type `resign` there to end it"
             )
-        return await self.service.start_game(CHANNEL, side_players(variant, ai_side), variant)
+        players = side_players(variant, ai_side, level)
+        return await self.service.start_game(CHANNEL, players, variant, rated=ai_side is not None)
 
     async def resume(self) -> GameState:
         """The unfinished game saved here (ServiceError if there is none)."""
@@ -417,6 +433,7 @@ async def play_in_terminal(
     variant: str | None = None,
     resume: bool = False,
     ai_side: Side | None = None,
+    level: str = DEFAULT_LEVEL.name,
     ai_time_limit: float | None = None,
     png_dir: Path | None = None,
     glyphs: Glyphs | None = None,
@@ -450,7 +467,7 @@ async def play_in_terminal(
         if resume:
             state = await session.resume()
         else:
-            state = await session.start(variant or DEFAULT_VARIANT, ai_side)
+            state = await session.start(variant or DEFAULT_VARIANT, ai_side, level)
         return await session.play(state)
     finally:
         await store.close()

@@ -30,6 +30,7 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Hashable, Iterator
+from dataclasses import dataclass
 from itertools import pairwise
 
 from engine.board import squares_of
@@ -755,3 +756,94 @@ def _final_score(outcome: Outcome, turn: Side, ply: int) -> int:
     if outcome.winner is None:
         return 0
     return WIN - ply if outcome.winner == turn else -(WIN - ply)
+
+
+# -- levels ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Level:
+    """How strongly the AI plays: how long and how deep it searches and, below full strength,
+    how much chance enters its choice."""
+
+    name: str
+    seconds: float
+    """The longest it thinks on a move (a caller's shorter limit wins)."""
+    depth: int | None = None
+    """The deepest it searches, in plies (None: as deep as the time allows)."""
+    noise: int = 0
+    """The spread (standard deviation, in evaluation units) of the chance added to each move's
+    score before the best is taken: a weak player misjudges close moves (not forced results)."""
+    random_share: float = 0.0
+    """The share of moves it plays at random, missing whatever there was to see."""
+
+    def __post_init__(self) -> None:
+        if not self.seconds > 0:
+            raise ValueError(f"a level thinks for some time: seconds {self.seconds} is not > 0")
+        if self.depth is not None and self.depth < 1:
+            raise ValueError(f"a level searches at least one ply, not {self.depth}")
+        if self.noise < 0 or not 0 <= self.random_share <= 1:
+            raise ValueError("a level's noise is >= 0 and its random share from 0 to 1")
+        if self.noise and self.depth is None:
+            raise ValueError("a level with noise scores every move, so it needs a depth")
+
+
+LEVELS: dict[str, Level] = {
+    level.name: level
+    for level in (
+        Level("easy", seconds=0.5, depth=1, noise=200, random_share=0.4),
+        Level("medium", seconds=1.0, depth=1, noise=40),
+        Level("hard", seconds=2.0, depth=2),
+        Level("max", seconds=10.0),
+    )
+}
+"""The levels by name, weakest first; bench/arena.py checks that each scores at least 70%
+against the one below."""
+DEFAULT_LEVEL = LEVELS["medium"]
+
+
+def choose_move_at(
+    game: Game,
+    level: Level = DEFAULT_LEVEL,
+    *,
+    time_limit: float | None = None,
+    seed: int | None = None,
+) -> Move:
+    """A legal move for the side to move as ``level`` plays, within its time or ``time_limit``
+    seconds, whichever is shorter. ``seed`` makes the chance repeatable (and, with a depth, the
+    move). Raises IllegalMoveError when the game is over or there is no move."""
+    seconds = level.seconds if time_limit is None else min(level.seconds, time_limit)
+    deadline = time.perf_counter() + max(seconds, 0.0)
+    if not level.noise and not level.random_share:
+        return choose_move(game, time_limit=seconds, depth=level.depth, seed=seed)
+    moves = game.legal_moves() if game.outcome is None else []
+    if len(moves) < 2:
+        return choose_move(game, time_limit=seconds, seed=seed)  # raises when there is no move
+    rng = random.Random(seed)
+    if rng.random() < level.random_share:
+        return rng.choice(moves)
+    rng.shuffle(moves)
+    scored = _scored_moves(game, moves, level.depth or 1, deadline)
+    if not scored:
+        return moves[0]
+
+    def judged(score: int) -> float:
+        return score if abs(score) >= _WON else score + rng.gauss(0, level.noise)
+
+    return max(scored, key=lambda pair: judged(pair[1]))[0]
+
+
+def _scored_moves(
+    game: Game, moves: list[Move], depth: int, deadline: float
+) -> list[tuple[Move, int]]:
+    """Each of ``moves`` with its score at ``depth`` plies for the side to move, as many as
+    the time allows (the most promising first)."""
+    search = Search(game, deadline)
+    scored: list[tuple[Move, int]] = []
+    for move in search._ordered(moves, depth):
+        search.depth_reached = search.score = 0
+        search.best_move([move], depth)
+        if search.depth_reached < depth and abs(search.score) < _WON:
+            break  # out of time
+        scored.append((move, search.score))
+    return scored

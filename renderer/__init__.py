@@ -5,6 +5,7 @@ Knows Pillow and the engine's types, nothing of Discord.
 
 from engine import __version__
 from renderer.caption import caption
+from renderer.chart import rating_chart
 from renderer.geometry import Geometry
 from renderer.image import DEFAULT_WIDTH, board_geometry, render, render_image
 from renderer.replay import ReplayTooLarge, render_replay
@@ -23,6 +24,7 @@ __all__ = [
     "__version__",
     "board_geometry",
     "caption",
+    "rating_chart",
     "render",
     "render_image",
     "render_replay",

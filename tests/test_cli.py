@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import os
 import re
 import signal
@@ -18,6 +19,7 @@ from bot.cli import main
 from bot.models import GameStatus
 from bot.service import GameService
 from bot.storage import open_store
+from engine import Side
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRET = "NzkzNDU2.secret-token.value"
@@ -522,6 +524,7 @@ def test_replay_of_an_unfinished_game_lists_its_moves(
         (["replay", "x.csv"], {"x.csv": "d6-c6,0,0,Nobody\n"}, "the result one of"),
         (["play", "--variant", "chess"], {}, "unknown variant 'chess'; choose one of: copenhagen"),
         (["play", "--ai", "kings"], {}, "--ai takes the side the computer plays"),
+        (["play", "--level", "hard"], {}, "--level is the computer's: say which side"),
         (["play", "--resume", "--variant", "tablut"], {}, "--resume goes on with the saved"),
         (["play", "--db", "no/such/dir/t.sqlite3"], {}, "no/such/dir is not a folder"),
         (["play", "--db", "x.txt"], {"x.txt": "a\n" * 100}, "x.txt as the game database: file"),
@@ -720,3 +723,40 @@ def test_an_unreachable_postgresql_is_one_line_with_the_password_hidden(
     said = tafl_out(capsys, "db", "current", "--db", url, status=1)
     assert "s3cret" not in said and said.startswith("tafl: ")
     assert "postgresql://tafl:***@/tafl" in said
+
+
+def test_stats_and_the_ratings_rebuild_read_the_local_database(
+    capsys: pytest.CaptureFixture[str], clean_environment: Path
+) -> None:
+    from bot.ratings import NEW, display, update
+    from bot.terminal import play_in_terminal
+
+    def printed(*argv: str) -> str:
+        assert main(list(argv)) == 0
+        return capsys.readouterr().out
+
+    assert "there is no database at tafl.sqlite3" in tafl_out(capsys, "stats", status=1)
+    for _ in range(2):
+        report = asyncio.run(
+            play_in_terminal(
+                "tafl.sqlite3", io.StringIO("resign\n"), io.StringIO(), variant="brandubh",
+                ai_side=Side.ATTACKERS, level="easy", ai_time_limit=0.05,
+            )
+        )  # fmt: skip
+        assert report is not None and report.rated
+    you = update(update(NEW, [(NEW, 0)]), [(update(NEW, [(NEW, 1)]), 0)])
+    shown = printed("stats")
+    assert shown.splitlines()[:3] == [
+        "You: 2 finished games.",
+        f"Rating in Brandubh: {display(you)} (±{you.deviation:.0f}; 2 rated games, W/D/L 0/0/2)",
+        "As defenders: 0 won, 0 drawn, 2 lost.",
+    ]
+    assert "Most played: Brandubh (2 games).\nRecent form (newest first): L L." in shown
+    assert shown.count("lost against Tafl AI (easy) as defenders: resignation; 1 ply") == 3
+    said = tafl_out(capsys, "ratings", "rebuild")
+    assert said == "tafl.sqlite3: ratings rebuilt from 2 rated games"
+    assert printed("stats") == shown
+    ai = printed("stats", "--player", "ai:tafl:easy", "--variant", "brandubh")
+    assert ai.startswith("Tafl AI (easy): 2 finished games.")
+    refused = tafl_out(capsys, "stats", "--variant", "chess", status=2)
+    assert refused.startswith("tafl: unknown variant 'chess'; choose one of copenhagen")

@@ -61,7 +61,9 @@ def test_every_tafl_command_line_in_the_readme_parses() -> None:
             continue
         words = [w.replace("YOUR_SERVER_ID", "123") for w in words]
         commands.add(parser.parse_args(words[1:]).command)
-    assert commands == {"play", "bot", "render", "replay", "variants", "health", "db"}
+    assert commands == {
+        "play", "bot", "render", "replay", "variants", "health", "db", "stats", "ratings"
+    }  # fmt: skip
 
 
 def test_the_variants_table_is_engine_variants() -> None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import ServiceError
-from bot.models import AI_PLAYER, GameStatus
+from bot.models import GameStatus, ai_player
 from bot.service import GameService
 from bot.storage import open_store
 from bot.terminal import (
@@ -203,12 +203,12 @@ async def test_against_the_ai_it_moves_by_itself_and_undo_goes_back_to_your_turn
     service: GameService,
 ) -> None:
     terminal, out = session(service, "d3-e3\nundo\nquit\n")  # whatever the AI opens with
-    state = await terminal.start("brandubh", ai_side=Side.ATTACKERS)
-    assert state.players[Side.ATTACKERS] == AI_PLAYER
+    state = await terminal.start("brandubh", ai_side=Side.ATTACKERS, level="hard")
+    assert state.players[Side.ATTACKERS] == ai_player("hard")
     assert state.players[Side.DEFENDERS].name == "You"
     await terminal.play(state)
     text = out.getvalue()
-    assert text.count("Tafl AI is thinking...") == 2
+    assert text.count("Tafl AI (hard) is thinking...") == 2
     assert "1. defenders> d3-e3" in text
     saved = await service.current_game(CHANNEL)
     assert saved is not None and len(saved.game.history) == 1  # the AI's first move only

@@ -27,6 +27,7 @@ from bot.errors import (
 )
 from bot.models import (
     AI_PLAYER,
+    GLOBAL_SCOPE,
     RANDOM_SIDE,
     Announcement,
     AnnouncementKind,
@@ -40,9 +41,11 @@ from bot.models import (
     Player,
     ReminderStyle,
     Report,
+    ai_player,
     build_report,
     utc_now,
 )
+from engine.ai import DEFAULT_LEVEL, LEVELS
 from engine.notation import MAX_MOVE_TEXT
 from renderer import THEMES, WOOD
 
@@ -94,6 +97,11 @@ REMINDER_CHOICES = [
 MAX_CHANNELS_TEXT = 1000
 """The longest list of channels /tafl settings takes."""
 EVERY_CHANNEL = "all"
+LEVEL_CHOICES = [app_commands.Choice(name=f"{name.capitalize()}", value=name) for name in LEVELS]
+SCOPE_CHOICES = [
+    app_commands.Choice(name="This server", value="server"),
+    app_commands.Choice(name="All servers", value=GLOBAL_SCOPE),
+]
 THEME_CHOICES = [
     app_commands.Choice(name=present.theme_name(theme), value=theme) for theme in THEMES
 ]
@@ -130,8 +138,11 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         time="Time: 3d (per move), 5d+12h (a clock and an increment), 10m+5s (live), or none "
         "(default 3d+12h)",
         thread="Play in a thread of its own (default: the server's setting, else yes)",
+        level=f"How strongly I play when you challenge me (default {DEFAULT_LEVEL.name})",
+        rated="Whether the game counts for ratings (default: yes on a preset variant; custom "
+        "rules never do)",
     )
-    @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES)
+    @app_commands.choices(variant=VARIANT_CHOICES, side=SIDE_CHOICES, level=LEVEL_CHOICES)
     async def challenge(
         self,
         interaction: discord.Interaction,
@@ -141,6 +152,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         rules: app_commands.Range[str, 1, MAX_RULES_LENGTH] | None = None,
         time: app_commands.Range[str, 1, MAX_TIME_CONTROL_TEXT] | None = None,
         thread: bool | None = None,
+        level: str = DEFAULT_LEVEL.name,
+        rated: bool | None = None,
     ) -> None:
         if rules is not None:
             variant = rules
@@ -155,17 +168,22 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 f"I am thinking for {self.compute.ai_demand} games at once; challenge me again "
                 "in a few minutes (the games under way go on)"
             )
+        if rival == AI_PLAYER:
+            rival = ai_player(level)
+        elif level != DEFAULT_LEVEL.name:
+            raise ServiceError("a level is for games against me: challenge me to use it")
         threads_possible = isinstance(interaction.channel, discord.TextChannel)
+        against_ai = rival is not None and rival.is_ai
         try:
             challenge = await self.service.challenge(
-                channel, me, rival, variant, side, time_control=time,
-                thread=False if rival == AI_PLAYER or not threads_possible else thread,
+                channel, me, rival, variant, side, time_control=time, rated=rated,
+                thread=False if against_ai or not threads_possible else thread,
                 threads_allowed=interaction.app_permissions.create_public_threads,
             )  # fmt: skip
         except engine.RulesError as error:
             raise ServiceError(f"those rules can't be played: {error}") from error
-        if rival == AI_PLAYER:
-            state = await self.service.accept(challenge.id, AI_PLAYER)
+        if rival is not None and rival.is_ai:
+            state = await self.service.accept(challenge.id, rival)
             await reply.send(await present.start_message(self.compute, state, self.bot.clock()))
             await self.play_ai(reply, state)
             return
@@ -329,6 +347,57 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             raise ServiceError(f"unknown variant {variant!r}; see /tafl variants")
         await reply.send(await present.rules_message(self.compute, variant))
 
+    @app_commands.command(description="The best rated players of a variant, here or everywhere")
+    @app_commands.describe(
+        variant="Which tafl game (default Copenhagen)",
+        scope="This server's ratings or everyone's (default: this server; all in a DM)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES, scope=SCOPE_CHOICES)
+    async def leaderboard(
+        self,
+        interaction: discord.Interaction,
+        variant: str = engine.DEFAULT_VARIANT,
+        scope: str | None = None,
+    ) -> None:
+        reply = Reply.of(interaction)
+        where = self.scope_of(interaction, scope)
+        me = self.player(interaction.user)
+        top, mine = await self.service.leaderboard(variant, where, me)
+        await reply.send(present.leaderboard_message(variant, where == GLOBAL_SCOPE, top, mine))
+
+    @app_commands.command(description="A player's ratings, results and rating history")
+    @app_commands.describe(
+        player="Whose (default: yours; me for my AI at medium level)",
+        variant="One variant only (default: all)",
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def stats(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        variant: str | None = None,
+    ) -> None:
+        reply = Reply.of(interaction)
+        who = self.player(player or interaction.user)
+        stats = await self.service.stats(who, variant)
+        await reply.send(await present.stats_message(self.compute, stats))
+
+    @app_commands.command(description="A player's last finished games, with records and replays")
+    @app_commands.describe(
+        player="Whose (default: yours)", variant="One variant only (default: all)"
+    )
+    @app_commands.choices(variant=VARIANT_CHOICES)
+    async def games(
+        self,
+        interaction: discord.Interaction,
+        player: discord.User | None = None,
+        variant: str | None = None,
+    ) -> None:
+        reply = Reply.of(interaction)
+        who = self.player(player or interaction.user)
+        played = await self.service.played_games(who, variant)
+        await reply.send(present.games_message(who, played))
+
     @app_commands.command(description="The tafl games I can play")
     async def variants(self, interaction: discord.Interaction) -> None:
         await Reply.of(interaction).send(present.variants_message())
@@ -469,8 +538,8 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if challenge.challenger.id != player.id:  # the opponent asked first: this accepts
             await self.start_challenged_game(reply, challenge, player, clicked=False)
             return
-        if challenge.opponent is not None and challenge.opponent.is_ai:
-            await self.start_challenged_game(reply, challenge, AI_PLAYER, clicked=False)
+        if challenge.opponent is not None and challenge.opponent.is_ai:  # at its level
+            await self.start_challenged_game(reply, challenge, challenge.opponent, clicked=False)
             return
         home = self.poster_in(reply, challenge.channel)
         message_id = await home.send(present.challenge_message(challenge))
@@ -485,7 +554,25 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             )
             await reply.send(Outgoing(content=text), ephemeral=True)
 
+    async def on_archive_pick(self, interaction: discord.Interaction, game_id: int) -> None:
+        """The record and replay of a game picked in the archive's menu, for the picker."""
+        reply = Reply.of(interaction)
+        report = await self.service.report(game_id)
+        state = await self.service.get_game(game_id)
+        message = await present.report_message(self.compute, report, state, reply.filesize_limit)
+        await reply.send(message, ephemeral=True)
+
     # -- shared steps -----------------------------------------------------------------------------
+
+    def scope_of(self, interaction: discord.Interaction, scope: str | None) -> str:
+        """The ratings' scope a command asks for: global, or this server's guild (None: the
+        server's, global outside a server)."""
+        guild = present.channel_of(interaction).guild
+        if scope == GLOBAL_SCOPE or (scope is None and guild is None):
+            return GLOBAL_SCOPE
+        if guild is None:
+            raise ServiceError("there is no server here: ask for scope: All servers")
+        return guild
 
     async def current_game(self, interaction: discord.Interaction) -> GameState:
         state = await self.service.current_game(present.channel_of(interaction))
@@ -551,7 +638,10 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         if state is None:
             assert report.game_id is not None  # the service reports stored games
             state = await self.service.get_game(report.game_id)
-        message = await present.report_message(self.compute, report, state, poster.filesize_limit)
+        ratings = await self.service.rating_changes(state.id) if report.rated else None
+        message = await present.report_message(
+            self.compute, report, state, poster.filesize_limit, ratings
+        )
         announcement = Announcement(state.id, AnnouncementKind.END, len(report.plies), utc_now())
         if await self.publish(poster, announcement, state, message):
             await self.close_thread(state, report)
@@ -588,11 +678,15 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
         """Post what the game's channel must be shown and mark it shown; a refused post stays
         pending, to be posted by a later sweep. True if it was posted."""
         try:
-            await poster.send(message)
+            message_id = await poster.send(message)
         except discord.HTTPException as error:
             await self.post_refused(announcement, state, error)
             return False
-        await self.service.announced(announcement.game_id, announcement.kind, announcement.ply)
+        channel_id = present.discord_id(state.channel.id)
+        ref = None
+        if message_id is not None and channel_id is not None:
+            ref = present.message_ref(channel_id, message_id)
+        await self.service.announced(announcement.game_id, announcement.kind, announcement.ply, ref)
         return True
 
     async def post_pending(self, settled: timedelta = timedelta(0)) -> int:
@@ -611,8 +705,9 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
                 message = await present.move_message(self.compute, result, self.bot.clock())
             else:
                 report = build_report(state)
+                ratings = await self.service.rating_changes(state.id) if report.rated else None
                 message = await present.report_message(
-                    self.compute, report, state, poster.filesize_limit
+                    self.compute, report, state, poster.filesize_limit, ratings
                 )
             shown = await self.publish(poster, announcement, state, message)
             if shown and announcement.kind is AnnouncementKind.END:

@@ -15,7 +15,7 @@ import engine
 from bot.clocks import DEFAULT_TIME_CONTROL, Stage, format_left
 from bot.compute import Compute, Snapshot
 from bot.discord.replies import Outgoing, channel_mention
-from bot.discord.views import challenge_view, offer_view, rematch_view
+from bot.discord.views import archive_view, challenge_view, offer_view, rematch_view
 from bot.errors import ServiceError
 from bot.models import (
     AI_PLAYER,
@@ -29,12 +29,23 @@ from bot.models import (
     Offer,
     OfferKind,
     OfferStatus,
+    PlayedGame,
     Player,
+    PlayerStats,
     Reminder,
     ReminderStyle,
     Report,
+    Standing,
     format_duration,
     numbered_moves,
+)
+from bot.ratings import Rating
+from bot.summaries import (
+    game_line,
+    leaderboard_lines,
+    rating_change,
+    stats_lines,
+    variant_name,
 )
 from engine import Side
 from engine.record import to_opentafl_record
@@ -288,10 +299,15 @@ async def move_message(
 
 
 async def report_message(
-    compute: Compute, report: Report, state: GameState, file_size_limit: int | None = None
+    compute: Compute,
+    report: Report,
+    state: GameState,
+    file_size_limit: int | None = None,
+    ratings: list[tuple[Standing, Rating]] | None = None,
 ) -> Outgoing:
-    """The end of a game: result, moves, captures, duration, final board, record and replay
-    (left out, with a note, when it is larger than ``file_size_limit`` bytes)."""
+    """The end of a game: result, moves, captures, duration, what it did to the players'
+    ``ratings`` (of a rated game), final board, record and replay (left out, with a note, when
+    it is larger than ``file_size_limit`` bytes)."""
     title = "Draw" if report.winner_name is None else f"{report.winner_name} wins"
     embed = _footer(_with_board(_embed(title, report.result)), state)
     embed.add_field(name="Moves", value=report.length)
@@ -299,6 +315,9 @@ async def report_message(
     embed.add_field(name="Captured by", value=captures or "none")
     if report.duration is not None:
         embed.add_field(name="Duration", value=format_duration(report.duration))
+    if ratings:
+        changes = "\n".join(rating_change(standing, before) for standing, before in ratings)
+        embed.add_field(name="Ratings", value=changes, inline=False)
     png, gif = await asyncio.gather(
         board_png(compute, state.game),
         compute.replay_gif(Snapshot.of(state.game), file_size_limit),
@@ -433,7 +452,8 @@ def challenge_message(challenge: Challenge) -> Outgoing:
     side = "either side" if challenge.side == RANDOM_SIDE else f"the {challenge.side}"
     who = challenge.challenger.name
     target = challenge.opponent.name if challenge.opponent is not None else "anyone"
-    lines = [f"{who} challenges {target} to {variant_name} and wants to play {side}."]
+    kind = "a rated game" if challenge.rated else "an unrated game"
+    lines = [f"{who} challenges {target} to {kind} of {variant_name} and wants to play {side}."]
     if challenge.status is ChallengeStatus.OPEN:
         expires = discord.utils.format_dt(challenge.expires_at, "R")
         lines.append(f"Expires {expires}.")
@@ -486,3 +506,63 @@ def variants_message() -> Outgoing:
     embed = _embed("Tafl variants", "\n".join(lines))
     embed.set_footer(text="/tafl rules <variant> shows one in full")
     return Outgoing(embed=embed)
+
+
+# -- ratings, stats and the archive ---------------------------------------------------------------
+
+CHART_FILE = "rating.png"
+
+
+def leaderboard_message(
+    variant: str, everywhere: bool, top: list[Standing], mine: tuple[int, Standing] | None
+) -> Outgoing:
+    """The top of a variant's ratings (here or everywhere), and the caller's place below."""
+    where = "all servers" if everywhere else "this server"
+    empty = "Nobody has finished a rated game here yet: challenge someone with /tafl challenge."
+    lines = leaderboard_lines(top, mine, empty)
+    text = "\n".join(lines)
+    title = f"{variant_name(variant)} leaderboard ({where})"
+    embed = _embed(title, text)
+    embed.set_footer(text="W/D/L: wins, draws, losses. A ? marks a provisional rating.")
+    return Outgoing(embed=embed)
+
+
+async def stats_message(compute: Compute, stats: PlayerStats) -> Outgoing:
+    """A player's stats, with their rating history as a chart when they have one."""
+    embed = _embed(f"Stats of {stats.player.name}", "\n".join(stats_lines(stats)))
+    if not stats.history:
+        return Outgoing(embed=embed)
+    ratings = [p.rating.rating for p in stats.history]
+    deviations = [p.rating.deviation for p in stats.history]
+    png = await compute.rating_chart(ratings, deviations)
+    embed.set_image(url=f"attachment://{CHART_FILE}")
+    assert stats.variant is not None  # a history is of one variant
+    embed.add_field(name="Chart", value=f"Rating in {variant_name(stats.variant)}, game by game")
+    return Outgoing(embed=embed, files=((CHART_FILE, png),))
+
+
+def games_message(player: Player, games: list[PlayedGame]) -> Outgoing:
+    """A player's last finished games, each with a link to its final board when known, and a
+    menu that gives any one's record and replay."""
+    if not games:
+        return Outgoing(embed=_embed(f"Games of {player.name}", "No finished game yet."))
+    lines = []
+    for game in games:
+        link = _message_link(game)
+        lines.append(game_line(game) + (f" [final board]({link})" if link else ""))
+    options = [
+        (game.game_id, f"#{game.game_id} {variant_name(game.variant)} vs {game.opponent.name}",
+         f"{game.result.name.lower()}: {game.reason.description}")
+        for game in games
+    ]  # fmt: skip
+    embed = _embed(f"Last games of {player.name}", "\n".join(lines))
+    return Outgoing(embed=embed, view=archive_view(options))
+
+
+def _message_link(game: PlayedGame) -> str | None:
+    """The address of the message showing the game's final board; None when unknown."""
+    if game.final_message_ref is None:
+        return None
+    channel_id, _, message_id = game.final_message_ref.partition(":")
+    guild = "@me" if game.guild is None else game.guild.removeprefix(PREFIX)
+    return f"https://discord.com/channels/{guild}/{channel_id}/{message_id}"

@@ -3,7 +3,8 @@
 ``tafl:challenge:<action>:<challenge id>``, ``tafl:offer:<action>:<offer id>`` and
 ``tafl:game:rematch:<game id>`` are parsed by
 one DynamicItem template registered in the bot's ``setup_hook``; the click goes to the bot's
-``ButtonHandler`` (the cog), and any error to the one error helper.
+``ButtonHandler`` (the cog), and any error to the one error helper. The game archive's menu
+(``tafl:archive``) is a DynamicItem too: its options carry the game ids.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class ButtonHandler(Protocol):
     async def on_rematch_button(
         self, interaction: discord.Interaction, action: str, game_id: int
     ) -> None: ...
+    async def on_archive_pick(self, interaction: discord.Interaction, game_id: int) -> None: ...
 
 
 CHALLENGE_ACTIONS = {
@@ -125,5 +127,53 @@ def rematch_view(game_id: int) -> discord.ui.View:
     return view
 
 
-DYNAMIC_ITEMS = (TaflButton,)
+ARCHIVE_ID = "tafl:archive"
+ARCHIVE_PLACEHOLDER = "Record and replay of a game"
+
+
+class ArchiveMenu(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], template=ARCHIVE_ID):
+    """The menu under /tafl games: picking a game answers with its record and replay."""
+
+    def __init__(self, options: list[discord.SelectOption] | None = None) -> None:
+        super().__init__(
+            discord.ui.Select(
+                custom_id=ARCHIVE_ID,
+                placeholder=ARCHIVE_PLACEHOLDER,
+                options=options or [discord.SelectOption(label="-")],
+            )
+        )
+
+    @classmethod
+    async def from_custom_id(
+        cls,
+        interaction: discord.Interaction,
+        item: discord.ui.Item[Any],
+        match: re.Match[str],
+        /,
+    ) -> ArchiveMenu:
+        return cls()
+
+    async def callback(self, interaction: discord.Interaction) -> None:
+        from bot.discord.client import admit
+
+        if not await admit(interaction):
+            return
+        try:
+            await _handler(interaction).on_archive_pick(interaction, int(self.item.values[0]))
+        except Exception as error:
+            await report_error(interaction, error)
+
+
+def archive_view(games: list[tuple[int, str, str]]) -> discord.ui.View:
+    """The archive's menu: one option per game (id, label, description)."""
+    view = discord.ui.View(timeout=None)
+    options = [
+        discord.SelectOption(label=label[:100], value=str(game_id), description=about[:100])
+        for game_id, label, about in games
+    ]
+    view.add_item(ArchiveMenu(options))
+    return view
+
+
+DYNAMIC_ITEMS = (TaflButton, ArchiveMenu)
 """Registered with ``Client.add_dynamic_items`` at start-up."""

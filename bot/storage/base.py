@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Sized
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -28,9 +28,14 @@ from bot.models import (
     Offer,
     OfferKind,
     OfferStatus,
+    PlayedGame,
     Player,
+    RatingPoint,
     ReminderStyle,
+    Result,
+    Standing,
 )
+from bot.ratings import NEW, Rating
 from engine import Outcome, Ply, Reason, Side
 
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
@@ -68,6 +73,20 @@ class GameRow:
     """As written: ``none``, ``3d``, ``5d+12h``."""
     parent: Channel | None = None
     """The channel a thread game was started from (None: played where it was challenged)."""
+    rated: bool = False
+    takebacks: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """A finished rated game, as the ratings need it."""
+
+    id: int
+    guild: str | None
+    variant: str
+    players: dict[Side, Player]
+    winner: Side | None
+    finished_at: datetime
 
 
 @dataclass(frozen=True, slots=True)
@@ -217,6 +236,7 @@ class Session(ABC):
         time_control: str = "none",
         deadline: datetime | None = None,
         parent: Channel | None = None,
+        rated: bool = False,
     ) -> int:
         """A new active game (in a thread of ``parent``, if given); ChannelBusy if the channel
         already has one."""
@@ -226,11 +246,11 @@ class Session(ABC):
         try:
             row = await self._row(
                 "INSERT INTO games (guild, channel, variant, rules_string, created_at, updated_at,"
-                " time_control, runs_out_at, parent_channel)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
+                " time_control, runs_out_at, parent_channel, rated)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id",
                 (channel.guild, channel.id, variant, rules_string, stamp, stamp, time_control,
                  None if deadline is None else self._time(deadline),
-                 None if parent is None else parent.id),
+                 None if parent is None else parent.id, int(rated)),
             )  # fmt: skip
         except self.integrity_error:
             raise ChannelBusy from None
@@ -250,12 +270,13 @@ class Session(ABC):
         )
         return None if row is None else int(row["id"])
 
-    async def games_waiting_for(self, player_id: str) -> list[int]:
-        """The active games in which ``player_id`` plays, oldest first."""
+    async def games_with_ai(self) -> list[int]:
+        """The active games in which the AI (at any level) plays, oldest first."""
         rows = await self._rows(
-            "SELECT games.id FROM games JOIN game_players ON game_players.game_id = games.id"
-            " WHERE games.status = 'active' AND game_players.player_id = ? ORDER BY games.id",
-            (player_id,),
+            "SELECT DISTINCT games.id FROM games"
+            " JOIN game_players ON game_players.game_id = games.id"
+            " WHERE games.status = 'active' AND game_players.player_id LIKE 'ai:%'"
+            " ORDER BY games.id"
         )
         return [int(row["id"]) for row in rows]
 
@@ -288,6 +309,8 @@ class Session(ABC):
                 if row["parent_channel"] is None
                 else Channel(row["parent_channel"], row["guild"])
             ),
+            rated=bool(row["rated"]),
+            takebacks=int(row["takebacks"]),
         )
 
     async def set_deadline(self, game_id: int, deadline: datetime | None) -> None:
@@ -363,12 +386,24 @@ class Session(ABC):
         if row is None:
             raise MoveConflict
 
-    async def finish_game(self, game_id: int, outcome: Outcome, now: datetime) -> None:
-        """Record the result (call after ``claim_version`` in the same transaction)."""
+    async def finish_game(self, game_id: int, outcome: Outcome, now: datetime, plies: int) -> None:
+        """Record the result after ``plies`` plies (call after ``claim_version`` in the same
+        transaction)."""
         await self._execute(
-            "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?"
-            " WHERE id = ?",
-            (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), game_id),
+            "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?,"
+            " plies = ? WHERE id = ?",
+            (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), plies,
+             game_id),
+        )  # fmt: skip
+
+    async def count_takeback(self, game_id: int) -> None:
+        """Note one more takeback allowed in the game."""
+        await self._execute("UPDATE games SET takebacks = takebacks + 1 WHERE id = ?", (game_id,))
+
+    async def set_final_message(self, game_id: int, message_ref: str) -> None:
+        """Remember which message shows the game's final board."""
+        await self._execute(
+            "UPDATE games SET final_message_ref = ? WHERE id = ?", (message_ref, game_id)
         )
 
     # -- moves ---------------------------------------------------------------------------------
@@ -418,17 +453,18 @@ class Session(ABC):
         *,
         thread: bool = False,
         rematch_of: int | None = None,
+        rated: bool = False,
     ) -> Challenge:
         """A new open challenge (a second open rematch of a game is refused by the database:
         ``integrity_error``)."""
         row = await self._row(
             "INSERT INTO challenges (guild, channel, challenger_id, challenger_name, opponent_id,"
             " opponent_name, variant, side, created_at, expires_at, time_control, thread,"
-            " rematch_of) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
+            " rematch_of, rated) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *",
             (channel.guild, channel.id, challenger.id, challenger.name,
              opponent.id if opponent else None, opponent.name if opponent else None,
              variant, side, self._time(created_at), self._time(expires_at), time_control,
-             int(thread), rematch_of),
+             int(thread), rematch_of, int(rated)),
         )  # fmt: skip
         assert row is not None
         return _challenge(row)
@@ -653,6 +689,274 @@ class Session(ABC):
             "DELETE FROM interactions WHERE claimed_at < ?", (self._time(claimed_before),)
         )
 
+    # -- ratings -------------------------------------------------------------------------------
+
+    async def standings(
+        self, players: Sequence[Player], variant: str, scopes: Sequence[str]
+    ) -> dict[tuple[str, str], Standing]:
+        """The stored standings of ``players`` in ``variant`` and ``scopes``, by player id and
+        scope; a player without one in a scope is left out."""
+        ids = [p.id for p in players]
+        rows = await self._rows(
+            f"SELECT * FROM ratings WHERE variant = ? AND scope IN ({_marks(scopes)})"
+            f" AND player_id IN ({_marks(ids)})",
+            (variant, *scopes, *ids),
+        )
+        return {(r["player_id"], r["scope"]): _standing(r) for r in rows}
+
+    async def claim_standings(
+        self, players: Sequence[Player], variant: str, scopes: Sequence[str], now: datetime
+    ) -> dict[tuple[str, str], Standing]:
+        """The standings of ``players`` in ``variant`` and ``scopes`` (a new one for a player
+        without), held until the transaction ends: a game finishing at the same moment in
+        another process waits, then reads what this one wrote. Locked in one order (player,
+        scope), so that two such games never wait for each other."""
+        keys = sorted({(p.id, scope): p for p in players for scope in scopes}.items())
+        fresh = [Standing(p, variant, scope) for (_, scope), p in keys]
+        stamp = self._time(now)
+        await self._execute(
+            "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
+            " volatility, games, wins, draws, losses, updated_at) VALUES "
+            + ", ".join(f"({_marks(range(12))})" for _ in fresh)
+            + " ON CONFLICT (player_id, variant, scope) DO NOTHING",
+            [value for s in fresh for value in (*_standing_values(s), stamp)],
+        )
+        ids = [p.id for p in players]
+        rows = await self._rows(
+            f"SELECT * FROM ratings WHERE variant = ? AND scope IN ({_marks(scopes)})"
+            f" AND player_id IN ({_marks(ids)}) ORDER BY player_id, scope" + self._locking(),
+            (variant, *scopes, *ids),
+        )
+        return {(r["player_id"], r["scope"]): _standing(r) for r in rows}
+
+    async def save_standings(
+        self, game_id: int, standings: Sequence[Standing], now: datetime
+    ) -> None:
+        """Store each standing as it is after game ``game_id`` (finished ``now``), and note it
+        in the rating history: two statements, whatever the number of standings."""
+        stamp = self._time(now)
+        await self._execute(
+            "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
+            " volatility, games, wins, draws, losses, updated_at) VALUES "
+            + ", ".join(f"({_marks(range(12))})" for _ in standings)
+            + " ON CONFLICT (player_id, variant, scope) DO UPDATE SET"
+            " player_name = excluded.player_name, rating = excluded.rating,"
+            " deviation = excluded.deviation, volatility = excluded.volatility,"
+            " games = excluded.games, wins = excluded.wins, draws = excluded.draws,"
+            " losses = excluded.losses, updated_at = excluded.updated_at",
+            [value for s in standings for value in (*_standing_values(s), stamp)],
+        )
+        await self._execute(
+            "INSERT INTO rating_history (game_id, player_id, scope, variant, rating, deviation,"
+            " volatility, rated_at) VALUES "
+            + ", ".join(f"({_marks(range(8))})" for _ in standings),
+            [value for s in standings
+             for value in (game_id, s.player.id, s.scope, s.variant, s.rating.rating,
+                           s.rating.deviation, s.rating.volatility, stamp)],
+        )  # fmt: skip
+
+    async def insert_rating_history(
+        self, points: Iterable[tuple[int, str, str, str, Rating, datetime]]
+    ) -> None:
+        """Rows of the rating history: game, player id, scope, variant, rating after, when."""
+        await self._execute_many(
+            "INSERT INTO rating_history (game_id, player_id, scope, variant, rating, deviation,"
+            " volatility, rated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            [(game_id, player_id, scope, variant, r.rating, r.deviation, r.volatility,
+              self._time(at)) for game_id, player_id, scope, variant, r, at in points],
+        )  # fmt: skip
+
+    async def replace_standings(self, standings: Iterable[tuple[Standing, datetime]]) -> None:
+        """Every standing at once (each with when it last changed), after ``clear_ratings``."""
+        await self._execute_many(
+            "INSERT INTO ratings (player_id, variant, scope, player_name, rating, deviation,"
+            " volatility, games, wins, draws, losses, updated_at)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(*_standing_values(s), self._time(at)) for s, at in standings],
+        )
+
+    async def clear_ratings(self) -> None:
+        """Forget every rating and its history (before they are rebuilt)."""
+        await self._execute("DELETE FROM rating_history")
+        await self._execute("DELETE FROM ratings")
+
+    async def leaderboard(self, variant: str, scope: str, limit: int) -> list[Standing]:
+        """The best ``limit`` standings of ``variant`` in ``scope``, best first."""
+        rows = await self._rows(
+            "SELECT * FROM ratings WHERE variant = ? AND scope = ?"
+            " ORDER BY rating DESC, player_id LIMIT ?",
+            (variant, scope, limit),
+        )
+        return [_standing(r) for r in rows]
+
+    async def place(self, standing: Standing) -> int:
+        """Where ``standing`` ranks on its leaderboard (1 for the best)."""
+        row = await self._row(
+            "SELECT count(*) FROM ratings WHERE variant = ? AND scope = ?"
+            " AND (rating > ? OR (rating = ? AND player_id < ?))",
+            (standing.variant, standing.scope, standing.rating.rating, standing.rating.rating,
+             standing.player.id),
+        )  # fmt: skip
+        assert row is not None
+        return int(row[0]) + 1
+
+    async def player_standings(self, player_id: str, scope: str) -> list[Standing]:
+        """``player_id``'s standings in ``scope``, the variant with the most games first."""
+        rows = await self._rows(
+            "SELECT * FROM ratings WHERE player_id = ? AND scope = ? ORDER BY games DESC, variant",
+            (player_id, scope),
+        )
+        return [_standing(r) for r in rows]
+
+    async def rating_history(
+        self, player_id: str, variant: str, scope: str, limit: int
+    ) -> list[RatingPoint]:
+        """``player_id``'s rating after each of their last ``limit`` rated games of ``variant``
+        in ``scope``, oldest first."""
+        rows = await self._rows(
+            "SELECT game_id, rating, deviation, volatility, rated_at FROM rating_history"
+            " WHERE player_id = ? AND variant = ? AND scope = ?"
+            " ORDER BY rated_at DESC, game_id DESC LIMIT ?",
+            (player_id, variant, scope, limit),
+        )
+        rows.reverse()
+        return [
+            RatingPoint(
+                game_id=int(r["game_id"]),
+                rating=Rating(r["rating"], r["deviation"], r["volatility"]),
+                at=read_time(r["rated_at"]),
+            )
+            for r in rows
+        ]
+
+    async def rating_changes(self, game_id: int, scope: str) -> list[tuple[Standing, Rating]]:
+        """Each player's standing's rating before and after game ``game_id`` in ``scope`` (the
+        standing's name and counts as they are now); empty for an unrated game."""
+        rows = await self._rows(
+            "SELECT h.player_id, h.variant, h.rating, h.deviation, h.volatility, h.rated_at,"
+            " r.player_name, r.games, r.wins, r.draws, r.losses"
+            " FROM rating_history h JOIN ratings r ON r.player_id = h.player_id"
+            " AND r.variant = h.variant AND r.scope = h.scope"
+            " WHERE h.game_id = ? AND h.scope = ? ORDER BY h.player_id",
+            (game_id, scope),
+        )
+        changes = []
+        for r in rows:
+            earlier = await self._row(
+                "SELECT rating, deviation, volatility FROM rating_history"
+                " WHERE player_id = ? AND variant = ? AND scope = ?"
+                " AND (rated_at < ? OR (rated_at = ? AND game_id < ?))"
+                " ORDER BY rated_at DESC, game_id DESC LIMIT 1",
+                (r["player_id"], r["variant"], scope, r["rated_at"], r["rated_at"], game_id),
+            )
+            before = (
+                NEW
+                if earlier is None
+                else Rating(earlier["rating"], earlier["deviation"], earlier["volatility"])
+            )
+            standing = Standing(
+                player=Player(r["player_id"], r["player_name"]),
+                variant=r["variant"],
+                scope=scope,
+                rating=Rating(r["rating"], r["deviation"], r["volatility"]),
+                games=int(r["games"]),
+                wins=int(r["wins"]),
+                draws=int(r["draws"]),
+                losses=int(r["losses"]),
+            )
+            changes.append((standing, before))
+        return changes
+
+    async def played_games(
+        self,
+        player_id: str,
+        variant: str | None = None,
+        limit: int | None = None,
+        *,
+        longest_first: bool = False,
+    ) -> list[PlayedGame]:
+        """``player_id``'s finished games (of ``variant`` if given), newest first (or longest
+        first)."""
+        order = "g.plies DESC, g.id" if longest_first else "g.finished_at DESC, g.id DESC"
+        rows = await self._rows(
+            "SELECT g.id, g.variant, g.guild, g.winner, g.reason, g.plies, g.finished_at,"
+            " g.rated, g.final_message_ref, picked.side, them.player_id AS opponent_id,"
+            " them.player_name AS opponent_name"
+            " FROM (SELECT me.game_id, me.side FROM game_players me"
+            " JOIN games g ON g.id = me.game_id"
+            " WHERE me.player_id = ? AND g.status = 'finished'"
+            " AND (CAST(? AS TEXT) IS NULL OR g.variant = ?)"
+            f" ORDER BY {order}{'' if limit is None else ' LIMIT ?'}) picked"
+            " JOIN games g ON g.id = picked.game_id"
+            " JOIN game_players them ON them.game_id = g.id AND them.side <> picked.side"
+            f" ORDER BY {order}",
+            (player_id, variant, variant) + (() if limit is None else (limit,)),
+        )
+        return [
+            PlayedGame(
+                game_id=int(r["id"]),
+                variant=r["variant"],
+                side=Side(r["side"]),
+                opponent=Player(r["opponent_id"], r["opponent_name"]),
+                winner=_side_or_none(r["winner"]),
+                reason=Reason(r["reason"]),
+                plies=int(r["plies"] or 0),
+                finished_at=read_time(r["finished_at"]),
+                guild=r["guild"],
+                rated=bool(r["rated"]),
+                final_message_ref=r["final_message_ref"],
+            )
+            for r in rows
+        ]
+
+    async def tallies(self, player_id: str) -> dict[tuple[str, Side, Result], int]:
+        """How many finished games ``player_id`` won, drew and lost, by variant and side."""
+        rows = await self._rows(
+            "SELECT g.variant, me.side, g.winner, count(*) AS n FROM game_players me"
+            " JOIN games g ON g.id = me.game_id"
+            " WHERE me.player_id = ? AND g.status = 'finished'"
+            " GROUP BY g.variant, me.side, g.winner",
+            (player_id,),
+        )
+        counts: dict[tuple[str, Side, Result], int] = {}
+        for r in rows:
+            side = Side(r["side"])
+            key = (r["variant"], side, Result.of(_side_or_none(r["winner"]), side))
+            counts[key] = counts.get(key, 0) + int(r["n"])
+        return counts
+
+    async def player_name(self, player_id: str) -> str | None:
+        """The name ``player_id`` played their last game under; None if they never played."""
+        row = await self._row(
+            "SELECT player_name FROM game_players WHERE player_id = ?"
+            " ORDER BY game_id DESC LIMIT 1",
+            (player_id,),
+        )
+        return None if row is None else str(row["player_name"])
+
+    async def rated_games(self) -> list[RatedGame]:
+        """Every finished rated game, in the order they count (as they finished)."""
+        rows = await self._rows(
+            "SELECT g.id, g.guild, g.variant, g.winner, g.finished_at, p.side, p.player_id,"
+            " p.player_name FROM games g JOIN game_players p ON p.game_id = g.id"
+            " WHERE g.status = 'finished' AND g.rated = 1 ORDER BY g.finished_at, g.id"
+        )
+        games: dict[int, RatedGame] = {}
+        for r in rows:
+            game_id = int(r["id"])
+            game = games.get(game_id)
+            if game is None:
+                game = games[game_id] = RatedGame(
+                    id=game_id,
+                    guild=r["guild"],
+                    variant=r["variant"],
+                    players={},
+                    winner=_side_or_none(r["winner"]),
+                    finished_at=read_time(r["finished_at"]),
+                )
+            game.players[Side(r["side"])] = Player(r["player_id"], r["player_name"])
+        return list(games.values())
+
     # -- whole tables (for tests and tools) ----------------------------------------------------
 
     async def table_rows(self, table: str) -> list[dict[str, Any]]:
@@ -772,7 +1076,32 @@ def _challenge(row: Row) -> Challenge:
         time_control=row["time_control"],
         thread=bool(row["thread"]),
         rematch_of=None if row["rematch_of"] is None else int(row["rematch_of"]),
+        rated=bool(row["rated"]),
     )
+
+
+def _marks(values: Sized) -> str:
+    """``?, ?, ?``: a placeholder for each of ``values``."""
+    return ", ".join("?" * len(values))
+
+
+def _standing(row: Row) -> Standing:
+    return Standing(
+        player=Player(row["player_id"], row["player_name"]),
+        variant=row["variant"],
+        scope=row["scope"],
+        rating=Rating(row["rating"], row["deviation"], row["volatility"]),
+        games=int(row["games"]),
+        wins=int(row["wins"]),
+        draws=int(row["draws"]),
+        losses=int(row["losses"]),
+    )
+
+
+def _standing_values(s: Standing) -> tuple[Any, ...]:
+    """A standing's columns of ``ratings``, but for ``updated_at``."""
+    return (s.player.id, s.variant, s.scope, s.player.name, s.rating.rating, s.rating.deviation,
+            s.rating.volatility, s.games, s.wins, s.draws, s.losses)  # fmt: skip
 
 
 def _offer(row: Row) -> Offer:

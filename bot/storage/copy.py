@@ -17,6 +17,8 @@ TABLES = (
     "interactions",
     "guild_settings",
     "player_settings",
+    "ratings",
+    "rating_history",
 )
 """Every table of the project, each after the tables it refers to."""
 

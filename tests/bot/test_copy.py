@@ -26,6 +26,9 @@ async def fill(store: Store, clock: FakeClock, alice: Player, bob: Player, carol
     await service.resign(resigned.channel, carol)
     drawn = await brandubh(service, Channel("c:drawn"), alice, carol)
     await service.answer_offer((await service.offer(drawn.channel, alice, "draw")).id, carol, True)
+    rated = await service.challenge(Channel("c:rated", "g"), alice, bob, "brandubh")
+    await service.accept(rated.id, bob)
+    await service.resign(rated.channel, alice)  # ratings and their history, in two scopes
 
     playing = await brandubh(service, Channel("c:playing", "g"), alice, bob)
     await play(service, playing.channel, playing, ["d1-e1", "d3-e3"])

@@ -28,6 +28,7 @@ async def test_a_challenge_accepted_and_a_move_are_printed(
         with pytest.raises(ValueError, match="no message carol sees has a button 'Accept'"):
             await session.run("carol click Accept")
     out = capsys.readouterr().out
-    assert "Alice challenges Bob to Brandubh" in out and "buttons: [Accept], [Decline]" in out
+    assert "Alice challenges Bob to a rated game of Brandubh" in out
+    assert "buttons: [Accept], [Decline]" in out
     assert "@bob, your move (defenders)." in out and "file: board.png" in out
     assert "(seen by only bob)\nCan't read 'zz' as a move" in out

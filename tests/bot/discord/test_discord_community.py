@@ -85,7 +85,7 @@ async def test_settings_apply_to_new_challenges_and_keep_the_bot_to_its_channels
         assert old is not None and old.game.rules.id == "copenhagen"
 
         there = await alice.slash("tafl challenge", opponent=bob, channel=games)
-        assert "to Brandubh" in embed_of(there.message)["description"]
+        assert "of Brandubh" in embed_of(there.message)["description"]
         await (await bob.click(there, "Accept")).followup()
         state = await bot.service.current_game(channel_of(fake, games))
         assert state is not None and str(state.time_control) == "1d"

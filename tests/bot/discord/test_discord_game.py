@@ -306,7 +306,7 @@ async def test_a_custom_variant_from_an_opentafl_rules_string(
     challenge = await alice.slash(
         "tafl challenge", opponent=bob, rules=f"dim:7 name:Little_One ks:w {start}", thread=False
     )
-    assert "to Little One" in embed_of(challenge.message)["description"]
+    assert "to an unrated game of Little One" in embed_of(challenge.message)["description"]
     board = await (await bob.click(challenge, "Accept")).followup()
     assert png(board).size[0] > 0
     game = (await game_here(bot, fake)).game
@@ -318,7 +318,7 @@ async def test_against_the_ai_its_reply_follows_each_move(
 ) -> None:
     started = await alice.slash("tafl challenge", opponent=fake.bot_user, side="defenders")
     first = await started.result()
-    assert "Tafl AI (attackers)" in embed_of(first)["title"]
+    assert "Tafl AI (medium) (attackers)" in embed_of(first)["title"]
     ai_first = await started.followup(0)  # attackers move first: the AI
     png(ai_first)
     assert alice.mention in ai_first.content

@@ -154,7 +154,7 @@ async def test_the_synced_schema_is_one_tafl_group(fake: FakeDiscord, bot: TaflB
     names = {option["name"] for option in tafl["options"]}
     assert names == {
         "challenge", "move", "board", "resign", "claim", "draw", "undo", "history", "rules",
-        "variants", "settings", "notify",
+        "leaderboard", "stats", "games", "variants", "settings", "notify",
     }  # fmt: skip
     move = next(o for o in tafl["options"] if o["name"] == "move")
     assert move["options"][0]["autocomplete"] is True

@@ -1,0 +1,258 @@
+"""The AI levels against each other, or this AI against an older one: scores with 95% intervals.
+
+    python bench/arena.py [--variants brandubh,copenhagen] [--games 10] [--time-scale 0.2]
+                          [--max-plies 200] [--processes 2] [--seed 1]
+    python bench/arena.py --old 8f55938 [--seconds 0.2] [...]
+
+Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per
+variant; the levels that search by time (no depth limit) think ``--time-scale`` times their own
+time, so that a short run keeps their ratio (the others stop at their depth as they would).
+Versions (``--old``): engine/ai.py as it is plays engine/ai.py as it was at that commit (loaded
+from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per move.
+
+Games come in pairs from the same random two-ply opening with the sides swapped; a game still
+running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
+it prints wins, draws and losses of the stronger side, its score with a 95% confidence interval
+(Wilson's, per game) and the Elo difference that score means (and its interval's), then
+whether every level scores at least 70% against the one below. Games run in up to two
+processes (``--processes``); the longest think per player is printed to check the ceilings.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import multiprocessing
+import random
+import statistics
+import subprocess
+import sys
+import time
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from types import ModuleType
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.ai import OPENING_PLIES, ai_player, load_old_ai, random_position  # noqa: E402
+from engine import VARIANTS, Game, Move  # noqa: E402
+from engine import ai as current_ai  # noqa: E402
+from engine.ai import LEVELS, Level, choose_move_at  # noqa: E402
+
+TARGET = 0.70
+"""What each level must score against the one below."""
+Z95 = 1.96
+_old_ai: ModuleType | None = None
+"""The older AI, loaded once per worker process."""
+
+
+@dataclass(frozen=True)
+class Task:
+    """One game: ``first`` and ``second`` are the two players' names (a level's, or "new" and
+    "old" for the versions); ``first`` plays the side to move after the opening when ``swap``
+    is false."""
+
+    variant: str
+    first: str
+    second: str
+    pair: int
+    swap: bool
+    time_scale: float
+    seconds: float
+    max_plies: int
+    seed: int
+
+
+@dataclass(frozen=True)
+class Result:
+    task: Task
+    score: float
+    """``first``'s score: 1 win, 0.5 draw, 0 loss."""
+    longest: dict[str, float]
+    """The longest think of each player, in seconds."""
+
+
+def _move(name: str, task: Task, game: Game, seed: int) -> Move:
+    if name == "new":
+        return ai_player(current_ai)(game, task.seconds, seed)
+    if name == "old":
+        assert _old_ai is not None
+        return ai_player(_old_ai)(game, task.seconds, seed)
+    return choose_move_at(game, _scaled(LEVELS[name], task.time_scale), seed=seed)
+
+
+def _scaled(level: Level, time_scale: float) -> Level:
+    """``level`` with its time scaled, when time is what limits it (not a depth)."""
+    return level if level.depth else replace(level, seconds=level.seconds * time_scale)
+
+
+def play(task: Task) -> Result:
+    """Play one game of ``task``."""
+    rng = random.Random(task.seed * 1000 + task.pair)
+    game = random_position(task.variant, OPENING_PLIES, rng)
+    first_side = game.turn.opponent if task.swap else game.turn
+    longest = {task.first: 0.0, task.second: 0.0}
+    for _ in range(task.max_plies):
+        if game.outcome is not None:
+            break
+        name = task.first if game.turn == first_side else task.second
+        start = time.perf_counter()
+        move = _move(name, task, game, rng.randrange(1 << 30))
+        longest[name] = max(longest[name], time.perf_counter() - start)
+        game.push(move)
+    winner = game.outcome.winner if game.outcome is not None else None
+    score = 0.5 if winner is None else float(winner == first_side)
+    return Result(task, score, longest)
+
+
+def _start_worker(old_commit: str | None) -> None:
+    global _old_ai
+    if old_commit is not None:
+        _old_ai = load_old_ai(old_commit)
+
+
+@dataclass(frozen=True)
+class Tally:
+    """The stronger side's results over some games."""
+
+    wins: int
+    draws: int
+    losses: int
+    score: float
+    low: float
+    high: float
+
+    @classmethod
+    def of(cls, results: list[Result]) -> Tally:
+        scores = [r.score for r in results]
+        low, high = wilson(statistics.fmean(scores), len(scores))
+        return cls(
+            scores.count(1.0),
+            scores.count(0.5),
+            scores.count(0.0),
+            statistics.fmean(scores),
+            low,
+            high,
+        )
+
+
+def wilson(score: float, games: int) -> tuple[float, float]:
+    """The 95% Wilson interval of a score over ``games`` games (a draw counts as half a win, which
+    makes it wider than it need be, never narrower)."""
+    z2 = Z95 * Z95
+    centre = (score + z2 / (2 * games)) / (1 + z2 / games)
+    margin = Z95 * math.sqrt(score * (1 - score) / games + z2 / (4 * games * games))
+    margin /= 1 + z2 / games
+    return max(0.0, centre - margin), min(1.0, centre + margin)
+
+
+def elo(score: float) -> float:
+    """The rating difference that makes ``score`` the expected score (infinite at 0 and 1)."""
+    if score <= 0:
+        return -math.inf
+    if score >= 1:
+        return math.inf
+    return -400 * math.log10(1 / score - 1) + 0.0
+
+
+def _row(label: str, tally: Tally) -> str:
+    games = tally.wins + tally.draws + tally.losses
+    return (
+        f"{label:32} {games:5}  +{tally.wins:<3} ={tally.draws:<3} -{tally.losses:<3} "
+        f"{tally.score:6.1%}  [{tally.low:6.1%}, {tally.high:6.1%}]  "
+        f"{elo(tally.score):+6.0f} [{elo(tally.low):+.0f}, {elo(tally.high):+.0f}]"
+    )
+
+
+def tasks(pairings: list[tuple[str, str]], args: argparse.Namespace) -> Iterable[Task]:
+    for variant in args.variants.split(","):
+        for stronger, weaker in pairings:
+            for number in range(args.games):
+                yield Task(
+                    variant,
+                    stronger,
+                    weaker,
+                    number // 2,
+                    number % 2 == 1,
+                    args.time_scale,
+                    args.seconds,
+                    args.max_plies,
+                    args.seed,
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--variants", default="brandubh,copenhagen")
+    parser.add_argument("--games", type=int, default=10, help="games per pairing and variant")
+    parser.add_argument(
+        "--time-scale", type=float, default=0.2, help="times each level's own think time"
+    )
+    parser.add_argument("--old", help="play this commit's engine/ai.py instead of the levels")
+    parser.add_argument("--seconds", type=float, default=0.2, help="per move, with --old")
+    parser.add_argument("--max-plies", type=int, default=200)
+    parser.add_argument("--processes", type=int, default=2, choices=(1, 2))
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    if args.games < 2 or args.games % 2:
+        parser.error("--games must be even and at least 2 (games come in pairs)")
+    if not args.time_scale > 0 or args.seconds < 0 or args.max_plies < 1:
+        parser.error("--time-scale must be above 0, --seconds 0 or more, --max-plies 1 or more")
+    unknown = [v for v in args.variants.split(",") if v not in VARIANTS]
+    if unknown:
+        parser.error(f"unknown variant {unknown[0]!r}: one of {', '.join(VARIANTS)}")
+    if args.old:
+        try:
+            load_old_ai(args.old)
+        except subprocess.CalledProcessError:
+            parser.error(f"no engine/ai.py at {args.old!r} in this repository's history")
+    if args.old:
+        pairings = [("new", "old")]
+        print(f"new = engine/ai.py (working tree), old = engine/ai.py at {args.old}, ", end="")
+        print(f"{args.seconds} s per move")
+    else:
+        names = list(LEVELS)
+        pairings = list(zip(names[1:], names, strict=False))
+        print("levels at", ", ".join(_describe(LEVELS[n], args.time_scale) for n in names))
+    print(f"{args.games} games per pairing and variant, {args.processes} processes, ", end="")
+    print(f"draw after {args.max_plies} plies, seed {args.seed}\n")
+    start = time.perf_counter()
+    context = multiprocessing.get_context("fork")
+    with context.Pool(args.processes, _start_worker, (args.old,)) as pool:
+        results = pool.map(play, list(tasks(pairings, args)), chunksize=1)
+    longest: dict[str, float] = {}
+    print(f"{'pairing (stronger first)':32} {'games':>5}  {'results':14}{'score':>6}  ", end="")
+    print(f"{'95% interval':18}  Elo [95% interval]")
+    totals: list[tuple[str, Tally]] = []
+    for stronger, weaker in pairings:
+        mine = [r for r in results if (r.task.first, r.task.second) == (stronger, weaker)]
+        for variant in args.variants.split(","):
+            here = [r for r in mine if r.task.variant == variant]
+            print(_row(f"{stronger} v {weaker}, {variant}", Tally.of(here)))
+        totals.append((stronger, Tally.of(mine)))
+        print(_row(f"{stronger} v {weaker}, all", totals[-1][1]))
+        for r in mine:
+            for name, seconds in r.longest.items():
+                longest[name] = max(longest.get(name, 0.0), seconds)
+    print("\nlongest think:", ", ".join(f"{n} {s:.2f} s" for n, s in longest.items()))
+    if not args.old:
+        met = all(tally.score >= TARGET for _, tally in totals)
+        scores = ", ".join(f"{name} {tally.score:.0%}" for name, tally in totals)
+        print(
+            f"each level >= {TARGET:.0%} against the one below: {'yes' if met else 'NO'} ({scores})"
+        )
+    print(f"{len(results)} games in {time.perf_counter() - start:.0f} s")
+
+
+def _describe(level: Level, scale: float) -> str:
+    level = _scaled(level, scale)
+    limits = f"{level.seconds:g} s" + (f", depth {level.depth}" if level.depth else "")
+    chance = f", noise {level.noise}" if level.noise else ""
+    chance += f", {level.random_share:.0%} random" if level.random_share else ""
+    return f"{level.name} ({limits}{chance})"
+
+
+if __name__ == "__main__":
+    main()

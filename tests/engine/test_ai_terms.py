@@ -1,0 +1,166 @@
+"""The AI's evaluation, term by term: built positions where one term makes one move clearly
+better at a shallow depth (so that the evaluation decides, not the search), and seeded games at a
+fixed depth against a random and a greedy player. Each test here fails when its term's sign is
+flipped (or the quiescence is turned off)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Game, Move, Reason, Side
+from engine.ai import choose_move
+from engine.opentafl import format_position
+from engine.types import parse_square
+
+
+def position(size: int, king: str, defenders: str, attackers: str) -> str:
+    """The OTN position with the king and the men on the named squares."""
+    pieces = {parse_square(king, size): "K"}
+    for letter, names in (("T", defenders), ("t", attackers)):
+        pieces |= {parse_square(name, size): letter for name in names.split()}
+    return format_position(pieces, size)
+
+
+def chosen(game: Game, depth: int) -> str:
+    return str(choose_move(game, depth=depth, time_limit=60, seed=0))
+
+
+def capturing(game: Game) -> list[str]:
+    return [str(m) for m in game.legal_moves() if game.captures_of(m)]
+
+
+# -- one term, one move --------------------------------------------------------------------------
+
+# Brandubh; the king on the throne shut in by his men. f6-b6 takes b5 (against b4); f6-d6 takes
+# d5 (against the king); nothing threatens the defenders.
+FREE_MEN = position(7, "d4", "d2 d3 b4 c4 e4 f4 f6", "b5 d5 g3")
+
+
+@pytest.mark.parametrize("depth", [1, 3])
+def test_the_defenders_take_a_free_man(depth: int) -> None:
+    """The attackers' material."""
+    game = Game.from_position("brandubh", FREE_MEN, "defenders")
+    assert sorted(capturing(game)) == ["f6-b6", "f6-d6"]
+    assert chosen(game, depth) in capturing(game)
+
+
+# The same shut-in king; f6-b6 takes b5, but then a5-b5 takes the man on b6 (against b7), and
+# the defenders have nothing to take back: it costs a defender for an attacker.
+POISONED = position(7, "d4", "d2 d3 b4 c4 e4 f4 c5 d5 f6", "a5 b5 b7 c7 g3")
+
+
+def test_the_defenders_leave_a_man_that_costs_one_of_theirs() -> None:
+    """The quiescence: at depth 1 only it sees the reply that takes back."""
+    game = Game.from_position("brandubh", POISONED, "defenders")
+    assert capturing(game) == ["f6-b6"]
+    game.play("f6-b6")
+    assert capturing(game) == ["a5-b5"]
+    game.undo()
+    assert chosen(game, 1) != "f6-b6"
+
+
+# Brandubh; the king on b3 (b2 and c3 his men, a5 and b5 attackers). b3-a3 opens the a-file to
+# the a1 corner, and it wins: the attackers cannot close a2 in time. No other move opens a line.
+ONE_LINE = position(7, "b3", "b2 c3", "g4 a5 b5 f5")
+
+
+@pytest.mark.parametrize("depth", [1, 2])
+def test_the_king_opens_a_line_to_a_corner(depth: int) -> None:
+    """The king's open lines (at depth 1 the evaluation alone sees it)."""
+    game = Game.from_position("brandubh", ONE_LINE, "defenders")
+    assert chosen(game, depth) == "b3-a3"
+
+
+# Copenhagen; the king on the throne boxed in by his men with room to go east only (g6, h6,
+# i6), no line of his reaching the edge, and the attackers far away: he steps towards the
+# corners, as far as he can.
+BOXED_KING = position(
+    11,
+    "f6",
+    "f7 g7 h7 i7 j7 f5 g5 h5 i5 j5 e6 d6 j6 f8 f4",
+    "a4 a8 k4 k8 d2 h10",
+)
+
+
+def test_the_king_walks_towards_the_corners() -> None:
+    """The king's distance to the escape squares."""
+    game = Game.from_position("copenhagen", BOXED_KING, "defenders")
+    assert capturing(game) == []
+    assert chosen(game, 1) == "f6-i6"
+
+
+# -- games ---------------------------------------------------------------------------------------
+
+
+def random_move(game: Game, rng: random.Random) -> Move:
+    return rng.choice(game.legal_moves())
+
+
+def greedy_move(game: Game, rng: random.Random) -> Move:
+    """A move that wins at once if there is one, else one that takes the most men, else any."""
+    moves = game.legal_moves()
+    rng.shuffle(moves)
+    mover = game.turn
+
+    def gain(move: Move) -> int:
+        game.push(move)
+        won = game.outcome is not None and game.outcome.winner == mover
+        game.undo()
+        return 100 if won else len(game.captures_of(move))
+
+    return max(moves, key=gain)
+
+
+def play(variant: str, ai_side: Side, opponent: str, seed: int, depth: int) -> Game:
+    """A game of the AI at ``depth`` against ``opponent`` ("random" or "greedy", seeded), up to
+    150 plies."""
+    rng = random.Random(seed)
+    game = Game(variant)
+    other = random_move if opponent == "random" else greedy_move
+    for ply in range(150):
+        if game.outcome is not None:
+            break
+        if game.turn is ai_side:
+            move = choose_move(game, depth=depth, time_limit=60, seed=seed + ply)
+        else:
+            move = other(game, rng)
+        game.push(move)
+    return game
+
+
+def won_by(game: Game, side: Side) -> bool:
+    return game.outcome is not None and game.outcome.winner is side
+
+
+@pytest.mark.parametrize("side", [Side.ATTACKERS, Side.DEFENDERS])
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+def test_the_ai_beats_simple_players(side: Side, opponent: str) -> None:
+    games = [play("brandubh", side, opponent, seed, depth=2) for seed in range(4)]
+    assert all(won_by(game, side) for game in games)
+
+
+def test_the_attackers_trade_men_well_against_a_greedy_player() -> None:
+    """At depth 1 the evaluation and the quiescence do the work: the attackers win and lose
+    fewer men than they take."""
+    taken = lost = 0
+    for seed in range(4):
+        game = play("brandubh", Side.ATTACKERS, "greedy", seed, depth=1)
+        assert won_by(game, Side.ATTACKERS)
+        for ply in game.history:
+            if ply.side is Side.ATTACKERS:
+                taken += len(ply.captures)
+            else:
+                lost += len(ply.captures)
+    assert lost < taken
+
+
+@pytest.mark.parametrize("opponent", ["random", "greedy"])
+def test_the_king_finds_his_way_out_of_copenhagen(opponent: str) -> None:
+    """The defenders at depth 2 against attackers who play at random or take what they can:
+    the king escapes within 40 plies, every game."""
+    for seed in range(4):
+        game = play("copenhagen", Side.DEFENDERS, opponent, seed, depth=2)
+        assert game.outcome is not None and game.outcome.reason is Reason.KING_ESCAPED
+        assert len(game.history) <= 40, (seed, len(game.history))
