@@ -2,7 +2,7 @@
 -- under ('none', '3d', '5d+12h', '10m+5s'), and when the player to move runs out of time. The
 -- deadline follows from the stored move times; it is kept here, updated with every change to
 -- the game, so that the sweep finds the games due without replaying any. NULL: no clock runs
--- (no time control, the AI to move, or the game over). (sqlite/0005, with timestamptz times.)
+-- (no time control, the AI to move, or the game over). (sqlite/0004, with timestamptz times.)
 
 ALTER TABLE challenges ADD COLUMN time_control text NOT NULL DEFAULT 'none';
 ALTER TABLE games ADD COLUMN time_control text NOT NULL DEFAULT 'none';
