@@ -56,6 +56,10 @@ class TaflTables:
         self.escape: Bitboard = self.corners if rules.escape is Escape.CORNERS else g.edge
         self.throne_zone: Bitboard = 0 if self.throne_square is None else g.spread(self.throne)
         """The throne and its neighbours, where a strong-near-throne king is strong."""
+        self._west_of_last_file: Bitboard = g.full & ~g.last_file
+        self._east_of_first_file: Bitboard = g.full & ~g.first_file
+        self._sides_of_the_board = (g.last_rank, g.first_rank, g.last_file, g.first_file)
+        """Per side (north, south, east, west): the squares whose side that is the edge."""
         self.men_stops: Bitboard = sum(
             g.bit[s] for s in range(n * n) if self.may_stop(s, king=False)
         )
@@ -198,6 +202,44 @@ class TaflTables:
         if victim is ATTACKERS:
             return self._hostile_att_occupied if occupied & self.throne else self._hostile_att_empty
         return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
+
+    def flanked(
+        self, victims: Bitboard, anvils: Bitboard
+    ) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
+        """Per side (north, south, east, west): the ``victims`` with an anvil on that side, a
+        square of ``anvils`` or the edge where ``anvils`` holds OFF_BOARD. A piece arriving on
+        the opposite side of one captures him: the one test of a custodial capture."""
+        g = self.geometry
+        n = self.size
+        held = anvils & g.full
+        flanked = (
+            victims & held >> n,
+            victims & held << n,
+            victims & held >> 1 & self._west_of_last_file,
+            victims & held << 1 & self._east_of_first_file,
+        )
+        if anvils >> g.off_board & 1:
+            north, south, east, west = flanked
+            last_rank, first_rank, last_file, first_file = self._sides_of_the_board
+            flanked = (
+                north | victims & last_rank,
+                south | victims & first_rank,
+                east | victims & last_file,
+                west | victims & first_file,
+            )
+        return flanked
+
+    def hammers(self, flanked: tuple[Bitboard, Bitboard, Bitboard, Bitboard]) -> Bitboard:
+        """The squares a piece arrives on to capture one of the ``flanked`` men (as returned
+        by ``flanked``): the square on each man's side opposite his anvil."""
+        north, south, east, west = flanked
+        n = self.size
+        return (
+            north >> n
+            | (south << n & self.geometry.full)
+            | (east & self._east_of_first_file) >> 1
+            | (west & self._west_of_last_file) << 1
+        )
 
     def linnaean_anvil(self, king: Square, attackers: Bitboard) -> Bitboard:
         """The Linnaean capture: the throne, as an anvil against defenders, when the rules have
@@ -358,35 +400,47 @@ class TaflGame(Game):
                 return ()
         return self._captures(target)
 
-    def _captures(self, hammer: Square) -> list[Square]:
-        """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
-        man next to it with an anvil beyond (a piece of the mover's side, the king only if armed,
-        or a hostile square), and any shieldwall it closes. ``_apply`` calls it only when an
-        enemy piece stands next to ``hammer``."""
+    def _capture_context(self) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
+        """What a move of the side to move captures with: the enemy men it may take, its pieces
+        that hold a capture (the king only if he is an anvil), the pieces a shieldwall row is
+        made of (the king may stand in the defenders' row), and the anvils: those pieces of the
+        mover's, the squares hostile to the enemy and the Linnaean throne.
+
+        Asked before or after the mover's piece moves, it gives the same captures: the square
+        he leaves can be neither an anvil of a man next to his target (he would have to pass
+        that man) nor part of a shieldwall he closes."""
         g = self._geo
         t = self._tables
-        king_bit = g.bit[self._king]
-        if self.turn is ATTACKERS:
-            victims, own, victim_side = self._dfd, self._att, DEFENDERS
-            row_pieces = victims | king_bit
-        else:
-            victims, victim_side = self._att, ATTACKERS
-            own = self._dfd | king_bit if t.king_anvil else self._dfd
-            row_pieces = victims
+        king = self._king
+        king_bit = g.bit[king]
         occupied = self._att | self._dfd | king_bit
-        anvils = own | t.hostile_to(victim_side, occupied)
-        if victim_side is DEFENDERS:
-            anvils |= t.linnaean_anvil(self._king, own)
+        if self.turn is ATTACKERS:
+            victims, own = self._dfd, self._att
+            anvils = own | t.hostile_to(DEFENDERS, occupied) | t.linnaean_anvil(king, own)
+            return victims, own, victims | king_bit, anvils
+        victims = self._att
+        own = self._dfd | king_bit if t.king_anvil else self._dfd
+        return victims, own, victims, own | t.hostile_to(ATTACKERS, occupied)
+
+    def _captures(self, hammer: Square) -> list[Square]:
+        """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
+        man next to it with an anvil beyond (``TaflTables.flanked``), and any shieldwall it
+        closes. ``_apply`` calls it only when an enemy piece stands next to ``hammer``."""
+        g = self._geo
+        t = self._tables
+        victims, own, row_pieces, anvils = self._capture_context()
+        flanked = t.flanked(victims & g.neighbours[hammer], anvils)
         captured = [
-            man for man, beyond in g.steps[hammer] if victims >> man & 1 and anvils >> beyond & 1
+            man for man, men in zip(g.sides[hammer], flanked, strict=True) if men >> man & 1
         ]
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
-            captured += self._shieldwall_captures(hammer, own, row_pieces, anvils)
+            wall = self._shieldwall_captures(hammer, own, row_pieces, anvils)
+            captured += [man for man in wall if man not in captured]
         if captured:
             gone = sum(g.bit[s] for s in captured)
             self._touch(gone)
             gone_t = sum(g.transposed_bit[s] for s in captured)
-            if victim_side is DEFENDERS:
+            if self.turn is ATTACKERS:
                 self._dfd ^= gone
                 self._dfd_t ^= gone_t
             else:
@@ -418,6 +472,68 @@ class TaflGame(Game):
             if all(own >> (s + inward) & 1 for s in row):
                 captured += [s for s in row if s != self._king]
         return captured
+
+    def capture_targets(self) -> Bitboard:
+        """The empty squares where a man of the side to move, arriving, would capture at least
+        one enemy man: between two (against his side's pieces, the squares hostile to the enemy
+        and the Linnaean throne) or by closing a shieldwall. The king captures there too where
+        he is a hammer. Squares the man may not stop on can be among them."""
+        g = self._geo
+        t = self._tables
+        victims, own, row_pieces, anvils = self._capture_context()
+        empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
+        targets = t.hammers(t.flanked(victims, anvils)) & empty
+        if t.rules.shieldwall:
+            targets |= self._shieldwall_hammers(own, row_pieces, anvils)
+        return targets
+
+    def _shieldwall_hammers(
+        self, own: Bitboard, row_pieces: Bitboard, closers: Bitboard
+    ) -> Bitboard:
+        """The edge squares where a piece of the side to move, arriving, closes a shieldwall
+        (``_shieldwall_captures`` decides, on the few squares next to a row of enemy pieces
+        each faced by one of the mover's)."""
+        g = self._geo
+        n = self.size
+        faced = row_pieces & (
+            (g.first_rank & own >> n)
+            | (g.last_rank & own << n)
+            | (g.first_file & own >> 1)
+            | (g.last_file & own << 1)
+        )
+        if not faced & (faced >> 1 | faced << 1 | faced >> n | faced << n):
+            return 0  # no two faced pieces side by side: no shieldwall to close
+        empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
+        candidates = g.spread(faced) & g.edge & empty
+        hammers = 0
+        for square in squares_of(candidates):
+            if g.edge_runs[square] is not None and self._shieldwall_captures(
+                square, own, row_pieces, closers
+            ):
+                hammers |= g.bit[square]
+        return hammers
+
+    def capturing_moves(self) -> list[Move]:
+        """The legal moves that capture at least one man (``captures_of`` is not empty), in
+        the order of ``legal_moves``: the moves onto ``capture_targets``, but the king's only
+        where he is a hammer."""
+        if self.outcome is not None:
+            return []
+        targets = self.capture_targets()
+        if not targets:
+            return []
+        line_bits = self._geo.line_bits
+        lines = 0
+        for square in squares_of(targets):
+            lines |= line_bits[square]
+        line_moves = self._line_moves_of(self.turn)
+        king = -1 if self._tables.king_hammer else self._king
+        return [
+            move
+            for line in squares_of(lines)
+            for move in line_moves[line]
+            if targets >> move.path[1] & 1 and move.path[0] != king
+        ]
 
     # -- game ends -----------------------------------------------------------------------------
 
