@@ -565,24 +565,17 @@ class _Tafl(_Kind):
 
     def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
         game = self.game
+        targets = game.capture_targets()
         att, dfd, king = game.bitboards
-        bit = self.geometry.bit
-        by_men = by_king = 0  # the squares where a man, and the king, would capture
-        for move in game.capturing_moves():
-            origin, target = move.path
-            if origin == king:
-                by_king |= bit[target]
-            else:
-                by_men |= bit[target]
         captures: list[Move] = []
         threats: list[Move] = []
         quiet: list[Move] = []
         if game.turn is Side.ATTACKERS:
-            _, _, lines, _ = self._king_lines(king, att | dfd | bit[king])
+            _, _, lines, _ = self._king_lines(king, att | dfd | self.geometry.bit[king])
             near = self.geometry.neighbours[king] | lines
             for move in moves:
                 target = move.path[1]
-                if by_men >> target & 1:
+                if targets >> target & 1:
                     captures.append(move)
                 elif near >> target & 1:
                     threats.append(move)
@@ -592,8 +585,12 @@ class _Tafl(_Kind):
             for move in moves:
                 origin, target = move.path
                 if origin == king:
-                    (captures if by_king >> target & 1 else threats).append(move)
-                elif by_men >> target & 1:
+                    # The king captures on a target only where the rules make him a hammer.
+                    if targets >> target & 1 and game.captures_of(move):
+                        captures.append(move)
+                    else:
+                        threats.append(move)
+                elif targets >> target & 1:
                     captures.append(move)
                 else:
                     quiet.append(move)

@@ -9,7 +9,9 @@ Each rule concept has one home, found by its name:
 - moving: ``TaflTables.may_stop`` and ``TaflTables.may_pass`` (throne and corners);
 - hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge), and
   ``TaflTables.linnaean_anvil`` (the king's throne against a defender, in OpenTafl's Tablut);
-- capturing men: ``TaflGame._captures`` (custodial) and ``TaflGame._shieldwall_captures``;
+- capturing men: ``TaflGame._captures`` (custodial, decided by ``TaflTables.flanked``) and
+  ``TaflGame._shieldwall_captures``; the queries ``capture_targets`` and ``capturing_moves`` (for
+  the AI) are built on the same functions;
 - capturing the king: ``TaflGame._king_captured`` (every king strength);
 - game ends: ``_king_escaped``, ``_exit_fort``, ``_encircled``, ``_can_move``, repetition in
   ``_repetition_outcome``.
@@ -60,9 +62,27 @@ class TaflTables:
         self._east_of_first_file: Bitboard = g.full & ~g.first_file
         self._sides_of_the_board = (g.last_rank, g.first_rank, g.last_file, g.first_file)
         """Per side (north, south, east, west): the squares whose side that is the edge."""
+        self.side_bits: tuple[tuple[Bitboard, Bitboard, Bitboard, Bitboard], ...] = tuple(
+            (b[0], b[1], b[2], b[3])
+            for b in (
+                [0 if side == g.off_board else g.bit[side] for side in sides] for sides in g.sides
+            )
+        )
+        """Per square: the squares on its four sides (north, south, east, west), 0 off the board."""
         self.men_stops: Bitboard = sum(
             g.bit[s] for s in range(n * n) if self.may_stop(s, king=False)
         )
+        self.king_stops: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_stop(s, king=True)
+        )
+        self.men_pass: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_pass(s, king=False)
+        )
+        self.king_pass: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_pass(s, king=True)
+        )
+        """Where men, and the king, may stop on or pass an empty square (from ``may_stop`` and
+        ``may_pass``), for the moves worked out back from their target."""
         self.king_anvil = rules.king_anvil
         self.king_hammer = rules.king_hammer
         self._hostile_att_empty = self._hostile_mask(ATTACKERS, throne_occupied=False)
@@ -416,7 +436,9 @@ class TaflGame(Game):
         occupied = self._att | self._dfd | king_bit
         if self.turn is ATTACKERS:
             victims, own = self._dfd, self._att
-            anvils = own | t.hostile_to(DEFENDERS, occupied) | t.linnaean_anvil(king, own)
+            anvils = own | t.hostile_to(DEFENDERS, occupied)
+            if t.rules.linnaean_capture:
+                anvils |= t.linnaean_anvil(king, own)
             return victims, own, victims | king_bit, anvils
         victims = self._att
         own = self._dfd | king_bit if t.king_anvil else self._dfd
@@ -429,10 +451,14 @@ class TaflGame(Game):
         g = self._geo
         t = self._tables
         victims, own, row_pieces, anvils = self._capture_context()
-        flanked = t.flanked(victims & g.neighbours[hammer], anvils)
-        captured = [
-            man for man, men in zip(g.sides[hammer], flanked, strict=True) if men >> man & 1
-        ]
+        near = victims & g.neighbours[hammer]
+        captured: list[Square] = []
+        if near:
+            north, south, east, west = t.flanked(near, anvils)
+            up, down, right, left = t.side_bits[hammer]
+            caught = north & up | south & down | east & right | west & left
+            if caught:
+                captured = list(squares_of(caught))
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
             wall = self._shieldwall_captures(hammer, own, row_pieces, anvils)
             captured += [man for man in wall if man not in captured]
@@ -495,13 +521,16 @@ class TaflGame(Game):
         each faced by one of the mover's)."""
         g = self._geo
         n = self.size
-        faced = row_pieces & (
+        on_edge = row_pieces & g.edge
+        if not on_edge & (on_edge >> 1 | on_edge >> n):
+            return 0  # no two enemy pieces side by side on the edge
+        faced = on_edge & (
             (g.first_rank & own >> n)
             | (g.last_rank & own << n)
             | (g.first_file & own >> 1)
             | (g.last_file & own << 1)
         )
-        if not faced & (faced >> 1 | faced << 1 | faced >> n | faced << n):
+        if not faced & (faced >> 1 | faced >> n):
             return 0  # no two faced pieces side by side: no shieldwall to close
         empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
         candidates = g.spread(faced) & g.edge & empty
@@ -514,26 +543,43 @@ class TaflGame(Game):
         return hammers
 
     def capturing_moves(self) -> list[Move]:
-        """The legal moves that capture at least one man (``captures_of`` is not empty), in
-        the order of ``legal_moves``: the moves onto ``capture_targets``, but the king's only
-        where he is a hammer."""
+        """The legal moves that capture at least one man (those whose ``captures_of`` is not
+        empty): the moves onto ``capture_targets``, the king's only where he is a hammer.
+        Worked out back from the targets to the pieces that reach them, by target, then north,
+        south, east and west of it."""
         if self.outcome is not None:
             return []
         targets = self.capture_targets()
         if not targets:
             return []
-        line_bits = self._geo.line_bits
-        lines = 0
-        for square in squares_of(targets):
-            lines |= line_bits[square]
-        line_moves = self._line_moves_of(self.turn)
-        king = -1 if self._tables.king_hammer else self._king
-        return [
-            move
-            for line in squares_of(lines)
-            for move in line_moves[line]
-            if targets >> move.path[1] & 1 and move.path[0] != king
-        ]
+        g = self._geo
+        t = self._tables
+        king = self._king
+        occupied = self._att | self._dfd | g.bit[king]
+        if self.turn is ATTACKERS:
+            men, king_captures = self._att, False
+        else:
+            men, king_captures = self._dfd, t.king_hammer
+        men_pass, king_pass = t.men_pass, t.king_pass
+        found: list[Move] = []
+        for target in squares_of(targets):
+            man_may_stop = t.men_stops >> target & 1
+            king_may_stop = king_captures and t.king_stops >> target & 1
+            for ray in g.rays[target]:
+                man_may_come, king_may_come = man_may_stop, king_may_stop
+                for square in ray:
+                    if occupied >> square & 1:
+                        if square == king:
+                            if king_may_come:
+                                found.append(Move(self.size, (square, target)))
+                        elif man_may_come and men >> square & 1:
+                            found.append(Move(self.size, (square, target)))
+                        break
+                    man_may_come = man_may_come and men_pass >> square & 1
+                    king_may_come = king_may_come and king_pass >> square & 1
+                    if not (man_may_come or king_may_come):
+                        break
+        return found
 
     # -- game ends -----------------------------------------------------------------------------
 

@@ -26,13 +26,15 @@ CUSTOM_RULES = [
 
 
 def check_queries(game: TaflGame, seen: Counter[str]) -> None:
-    """Every legal move is in ``capturing_moves()`` exactly when it captures, in the order of
-    the legal moves; a man's move ends on ``capture_targets()`` exactly when it captures.
+    """Every legal move is in ``capturing_moves()`` (once) exactly when it captures, and nothing
+    else is; a man's move ends on ``capture_targets()`` exactly when it captures.
     ``seen`` counts the captures met, by kind."""
     legal = game.legal_moves()
     king = game.bitboards[2]
     taken = {move: game.captures_of(move) for move in legal}
-    assert game.capturing_moves() == [move for move in legal if taken[move]], repr(game)
+    capturing = game.capturing_moves()
+    assert len(capturing) == len(set(capturing)), repr(game)
+    assert set(capturing) == {move for move in legal if taken[move]}, repr(game)
     targets = game.capture_targets()
     for move in legal:
         origin, target = move.path
