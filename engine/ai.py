@@ -582,14 +582,11 @@ class _Tafl(_Kind):
                 else:
                     quiet.append(move)
         else:
+            by_king = game.capture_targets(king=True)
             for move in moves:
                 origin, target = move.path
                 if origin == king:
-                    # The king captures on a target only where the rules make him a hammer.
-                    if targets >> target & 1 and game.captures_of(move):
-                        captures.append(move)
-                    else:
-                        threats.append(move)
+                    (captures if by_king >> target & 1 else threats).append(move)
                 elif targets >> target & 1:
                     captures.append(move)
                 else:

@@ -37,6 +37,11 @@ STRONG = KingStrength.STRONG
 WEAK = KingStrength.WEAK
 
 _State = tuple[int, int, int, int, int]
+_Context = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
+_Flanked = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
+_Known = tuple[Bitboard, Bitboard, Square, Side, _Context, _Flanked, Bitboard]
+"""A position (attackers, defenders, king, side to move), its capture context, flanked men
+and capture targets."""
 _Runs = tuple[tuple[Move, ...], ...]
 
 
@@ -317,6 +322,10 @@ class TaflGame(Game):
         """Per side (attackers, defenders), the moves along each rank and file."""
         self._dirty = (1 << lines) - 1
         """The lines whose moves must be worked out again."""
+        self._known: _Known | None = None
+        """The last position ``capture_targets`` was asked in (the board and the side to move),
+        with its capture context, flanked men and targets: a move from it captures the same
+        men (``_capture_context``)."""
 
     def pieces(self) -> dict[Square, Piece]:
         pieces = dict.fromkeys(squares_of(self._att), Piece.ATTACKER)
@@ -400,6 +409,7 @@ class TaflGame(Game):
     def _apply(self, move: Move) -> Iterable[Square]:
         origin, target = move.path
         g = self._geo
+        att, dfd, king = self._att, self._dfd, self._king
         flip = g.bit[origin] | g.bit[target]
         flip_t = g.transposed_bit[origin] | g.transposed_bit[target]
         self._dirty |= g.line_bits[origin] | g.line_bits[target]
@@ -418,7 +428,12 @@ class TaflGame(Game):
                 self._dfd_t ^= flip_t
             if not g.neighbours[target] & self._att:
                 return ()
-        return self._captures(target)
+        before = self._known  # what capture_targets knew of the position before the move
+        if before is not None and not (
+            before[0] is att and before[1] is dfd and before[2] == king and before[3] is self.turn
+        ):
+            before = None
+        return self._captures(target, before)
 
     def _capture_context(self) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
         """What a move of the side to move captures with: the enemy men it may take, its pieces
@@ -444,21 +459,28 @@ class TaflGame(Game):
         own = self._dfd | king_bit if t.king_anvil else self._dfd
         return victims, own, victims, own | t.hostile_to(ATTACKERS, occupied)
 
-    def _captures(self, hammer: Square) -> list[Square]:
+    def _captures(self, hammer: Square, before: _Known | None) -> list[Square]:
         """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
         man next to it with an anvil beyond (``TaflTables.flanked``), and any shieldwall it
-        closes. ``_apply`` calls it only when an enemy piece stands next to ``hammer``."""
+        closes. ``_apply`` calls it only when an enemy piece stands next to ``hammer``; it hands
+        on what ``capture_targets`` knew of the position ``before`` the move, if it was asked
+        there (the move captures the same men, see ``_capture_context``)."""
         g = self._geo
         t = self._tables
-        victims, own, row_pieces, anvils = self._capture_context()
-        near = victims & g.neighbours[hammer]
-        captured: list[Square] = []
-        if near:
-            north, south, east, west = t.flanked(near, anvils)
-            up, down, right, left = t.side_bits[hammer]
-            caught = north & up | south & down | east & right | west & left
-            if caught:
-                captured = list(squares_of(caught))
+        if before is not None:
+            victims, own, row_pieces, anvils = before[4]
+            north, south, east, west = before[5]
+        else:
+            victims, own, row_pieces, anvils = self._capture_context()
+            north, south, east, west = t.flanked(victims & g.neighbours[hammer], anvils)
+        up, down, right, left = t.side_bits[hammer]
+        caught = north & up | south & down | east & right | west & left
+        if not caught:
+            captured = []
+        elif caught & (caught - 1):
+            captured = list(squares_of(caught))
+        else:
+            captured = [caught.bit_length() - 1]
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
             wall = self._shieldwall_captures(hammer, own, row_pieces, anvils)
             captured += [man for man in wall if man not in captured]
@@ -499,19 +521,33 @@ class TaflGame(Game):
                 captured += [s for s in row if s != self._king]
         return captured
 
-    def capture_targets(self) -> Bitboard:
-        """The empty squares where a man of the side to move, arriving, would capture at least
-        one enemy man: between two (against his side's pieces, the squares hostile to the enemy
-        and the Linnaean throne) or by closing a shieldwall. The king captures there too where
-        he is a hammer. Squares the man may not stop on can be among them."""
-        g = self._geo
-        t = self._tables
-        victims, own, row_pieces, anvils = self._capture_context()
-        empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
-        targets = t.hammers(t.flanked(victims, anvils)) & empty
-        if t.rules.shieldwall:
-            targets |= self._shieldwall_hammers(own, row_pieces, anvils)
-        return targets
+    def capture_targets(self, *, king: bool = False) -> Bitboard:
+        """The empty squares where a man of the side to move (``king``: its king), arriving,
+        would capture at least one enemy man: between two (against his side's pieces, the
+        squares hostile to the enemy and the Linnaean throne) or by closing a shieldwall. None
+        for the king where he is no hammer. Squares the piece may not stop on can be among them.
+        Worked out once per position (asked again, it costs a comparison)."""
+        known = self._known
+        if known is None or not (
+            known[0] is self._att
+            and known[1] is self._dfd
+            and known[2] == self._king
+            and known[3] is self.turn
+        ):
+            g = self._geo
+            t = self._tables
+            context = self._capture_context()
+            victims, own, row_pieces, anvils = context
+            flanked = t.flanked(victims, anvils)
+            empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
+            targets = t.hammers(flanked) & empty
+            if t.rules.shieldwall:
+                targets |= self._shieldwall_hammers(own, row_pieces, anvils)
+            known = (self._att, self._dfd, self._king, self.turn, context, flanked, targets)
+            self._known = known
+        if king and (self.turn is ATTACKERS or not self._tables.king_hammer):
+            return 0
+        return known[6]
 
     def _shieldwall_hammers(
         self, own: Bitboard, row_pieces: Bitboard, closers: Bitboard
@@ -556,10 +592,8 @@ class TaflGame(Game):
         t = self._tables
         king = self._king
         occupied = self._att | self._dfd | g.bit[king]
-        if self.turn is ATTACKERS:
-            men, king_captures = self._att, False
-        else:
-            men, king_captures = self._dfd, t.king_hammer
+        men = self._att if self.turn is ATTACKERS else self._dfd
+        king_captures = bool(self.capture_targets(king=True))
         men_pass, king_pass = t.men_pass, t.king_pass
         found: list[Move] = []
         for target in squares_of(targets):

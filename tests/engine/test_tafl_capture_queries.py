@@ -27,7 +27,8 @@ CUSTOM_RULES = [
 
 def check_queries(game: TaflGame, seen: Counter[str]) -> None:
     """Every legal move is in ``capturing_moves()`` (once) exactly when it captures, and nothing
-    else is; a man's move ends on ``capture_targets()`` exactly when it captures.
+    else is; a man's move ends on ``capture_targets()`` (the king's on
+    ``capture_targets(king=True)``) exactly when it captures.
     ``seen`` counts the captures met, by kind."""
     legal = game.legal_moves()
     king = game.bitboards[2]
@@ -36,10 +37,11 @@ def check_queries(game: TaflGame, seen: Counter[str]) -> None:
     assert len(capturing) == len(set(capturing)), repr(game)
     assert set(capturing) == {move for move in legal if taken[move]}, repr(game)
     targets = game.capture_targets()
+    king_targets = game.capture_targets(king=True)
     for move in legal:
         origin, target = move.path
-        if origin != king:
-            assert bool(targets >> target & 1) == bool(taken[move]), (repr(game), str(move))
+        on_target = (king_targets if origin == king else targets) >> target & 1
+        assert bool(on_target) == bool(taken[move]), (repr(game), str(move))
         seen["capture"] += bool(taken[move])
         seen["shieldwall"] += any(not _next_to(man, target, game.size) for man in taken[move])
         seen["linnaean"] += any(_linnaean(game, target, man) for man in taken[move])
@@ -145,5 +147,7 @@ def test_the_king_is_in_capturing_moves_only_where_he_is_a_hammer() -> None:
     rules = dataclasses.replace(COPENHAGEN, id="custom", king_hammer=False)
     unarmed = Game.from_position(rules, armed.position(), "defenders")
     assert isinstance(unarmed, TaflGame)
-    assert unarmed.capture_targets() == armed.capture_targets() != 0
+    assert unarmed.capture_targets() == armed.capture_targets() == 1 << square(armed, "e2")
+    assert armed.capture_targets(king=True) == armed.capture_targets()
+    assert unarmed.capture_targets(king=True) == 0
     assert unarmed.capturing_moves() == []
