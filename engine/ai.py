@@ -30,7 +30,6 @@ from __future__ import annotations
 import random
 import time
 from collections.abc import Hashable, Iterator
-from itertools import pairwise
 
 from engine.board import squares_of
 from engine.errors import IllegalMoveError, Refusal
@@ -605,8 +604,6 @@ class _Halatafl(_Kind):
         n = self.size = game.size
         self.full: Bitboard = (1 << n * n) - 1
         self.ranks = [((1 << n) - 1) << (r * n) for r in range(n)]
-        self.step_lengths = frozenset((1, n - 1, n, n + 1))
-        """How far apart (as square numbers) the two ends of a one-square step are."""
         # Per direction: the step as a square offset, and the squares two steps from the edge.
         self.directions: list[tuple[int, Bitboard]] = []
         for df in (-1, 0, 1):
@@ -662,17 +659,9 @@ class _Halatafl(_Kind):
             value += HALATAFL_CAN_JUMP
         return value + HALATAFL_OPEN * (can_take - open_own)
 
-    def _taken(self, move: Move, enemy: Bitboard) -> int:
-        """How many enemy pieces ``move`` jumps."""
-        steps = self.step_lengths
-        return sum(
-            enemy >> (a + b) // 2 & 1 for a, b in pairwise(move.path) if abs(a - b) not in steps
-        )
-
     def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
-        white, black = self.game.bitboards
-        enemy = black if self.game.turn is Side.WHITE else white
-        ranked = [(self._taken(m, enemy), m) for m in moves]
+        captures_of = self.game.captures_of
+        ranked = [(len(captures_of(m)), m) for m in moves]
         captures = [m for taken, m in sorted(ranked, key=lambda pair: -pair[0]) if taken]
         return captures, [m for taken, m in ranked if not taken]
 

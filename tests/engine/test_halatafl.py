@@ -406,3 +406,25 @@ def test_why_the_opening_is_fixed_b2_d4_would_leave_black_without_a_move() -> No
     game = HalataflGame()
     game.push(Move.parse("b2-d4", SIZE))
     assert game.outcome == Outcome(Side.WHITE, Reason.NO_LEGAL_MOVES)
+
+
+def test_captures_of_and_capturing_moves_agree_with_playing_the_move() -> None:
+    """Worked out without playing, the jumped pieces are those a move really removes."""
+    rng = random.Random(5)
+    captures = 0
+    for _ in range(4):
+        game = Game("halatafl")
+        for _ in range(80):
+            if game.outcome is not None:
+                break
+            legal = game.legal_moves()
+            played = {}
+            for move in legal:
+                played[move] = game.push(move).captures
+                game.undo()
+            for move in legal:
+                assert tuple(game.square_name(s) for s in game.captures_of(move)) == played[move]
+            assert set(game.capturing_moves()) == {move for move in legal if played[move]}
+            captures += sum(bool(taken) for taken in played.values())
+            game.push(rng.choice(legal))
+    assert captures > 50
