@@ -289,6 +289,15 @@ def test_the_quiescence_sees_a_shieldwall_capture(
     assert quiescence_gain(setup(variant, turn, **pieces)) > 150
 
 
+@pytest.mark.parametrize("seed", range(3))
+def test_one_ply_deep_the_attackers_stop_a_shieldwall(seed: int) -> None:
+    """d1 e1 f1 on the edge, faced by d2 e2 f2 and shut by c1: g5-g1 would take all three, and
+    only k3-g3 stops it. One ply deep, the search sees that reply only in its quiescence (its
+    own capture code missed shieldwalls, and it played f1 along the edge)."""
+    game = setup("copenhagen", t="d1 e1 f1 k3 a9", T="c1 d2 e2 f2 f3 g5 e6 g6 f5 f7", K="f6")
+    assert str(choose_move(game, depth=1, seed=seed)) == "k3-g3"
+
+
 def test_the_quiescence_sees_a_linnaean_capture() -> None:
     """a7-e7 takes e6 against the king's throne, with attackers on his three other sides."""
     game = setup("tablut-linnaean", t="d5 f5 e4 a7 e9 d6 f6", T="e6 b2", K="e5")
