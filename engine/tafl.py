@@ -39,6 +39,7 @@ WEAK = KingStrength.WEAK
 _State = tuple[int, int, int, int, int]
 _Context = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
 _Flanked = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
+"""Four bitboards, one per side of a square: north, south, east, west."""
 _Known = tuple[Bitboard, Bitboard, Square, Side, _Context, _Flanked, Bitboard]
 """A position (attackers, defenders, king, side to move), its capture context, flanked men
 and capture targets."""
@@ -67,11 +68,10 @@ class TaflTables:
         self._east_of_first_file: Bitboard = g.full & ~g.first_file
         self._sides_of_the_board = (g.last_rank, g.first_rank, g.last_file, g.first_file)
         """Per side (north, south, east, west): the squares whose side that is the edge."""
-        self.side_bits: tuple[tuple[Bitboard, Bitboard, Bitboard, Bitboard], ...] = tuple(
-            (b[0], b[1], b[2], b[3])
-            for b in (
-                [0 if side == g.off_board else g.bit[side] for side in sides] for sides in g.sides
-            )
+        bits = (*g.bit, 0)  # OFF_BOARD's bit: none
+        self.side_bits: tuple[_Flanked, ...] = tuple(
+            (bits[north], bits[south], bits[east], bits[west])
+            for north, south, east, west in g.sides
         )
         """Per square: the squares on its four sides (north, south, east, west), 0 off the board."""
         self.men_stops: Bitboard = sum(
@@ -228,9 +228,7 @@ class TaflTables:
             return self._hostile_att_occupied if occupied & self.throne else self._hostile_att_empty
         return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
 
-    def flanked(
-        self, victims: Bitboard, anvils: Bitboard
-    ) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
+    def flanked(self, victims: Bitboard, anvils: Bitboard) -> _Flanked:
         """Per side (north, south, east, west): the ``victims`` with an anvil on that side, a
         square of ``anvils`` or the edge where ``anvils`` holds OFF_BOARD. A piece arriving on
         the opposite side of one captures him: the one test of a custodial capture."""
@@ -254,7 +252,7 @@ class TaflTables:
             )
         return flanked
 
-    def hammers(self, flanked: tuple[Bitboard, Bitboard, Bitboard, Bitboard]) -> Bitboard:
+    def hammers(self, flanked: _Flanked) -> Bitboard:
         """The squares a piece arrives on to capture one of the ``flanked`` men (as returned
         by ``flanked``): the square on each man's side opposite his anvil."""
         north, south, east, west = flanked
@@ -435,7 +433,7 @@ class TaflGame(Game):
             before = None
         return self._captures(target, before)
 
-    def _capture_context(self) -> tuple[Bitboard, Bitboard, Bitboard, Bitboard]:
+    def _capture_context(self) -> _Context:
         """What a move of the side to move captures with: the enemy men it may take, its pieces
         that hold a capture (the king only if he is an anvil), the pieces a shieldwall row is
         made of (the king may stand in the defenders' row), and the anvils: those pieces of the
