@@ -64,6 +64,7 @@ class TaflTables:
         self.escape: Bitboard = self.corners if rules.escape is Escape.CORNERS else g.edge
         self.throne_zone: Bitboard = 0 if self.throne_square is None else g.spread(self.throne)
         """The throne and its neighbours, where a strong-near-throne king is strong."""
+        self._full = g.full
         self._west_of_last_file: Bitboard = g.full & ~g.last_file
         self._east_of_first_file: Bitboard = g.full & ~g.first_file
         self._sides_of_the_board = (g.last_rank, g.first_rank, g.last_file, g.first_file)
@@ -232,25 +233,21 @@ class TaflTables:
         """Per side (north, south, east, west): the ``victims`` with an anvil on that side, a
         square of ``anvils`` or the edge where ``anvils`` holds OFF_BOARD. A piece arriving on
         the opposite side of one captures him: the one test of a custodial capture."""
-        g = self.geometry
         n = self.size
-        held = anvils & g.full
-        flanked = (
-            victims & held >> n,
-            victims & held << n,
-            victims & held >> 1 & self._west_of_last_file,
-            victims & held << 1 & self._east_of_first_file,
-        )
-        if anvils >> g.off_board & 1:
-            north, south, east, west = flanked
+        held = anvils & self._full
+        north = victims & held >> n
+        south = victims & held << n
+        east = victims & held >> 1 & self._west_of_last_file
+        west = victims & held << 1 & self._east_of_first_file
+        if anvils > held:  # OFF_BOARD: the edge is an anvil
             last_rank, first_rank, last_file, first_file = self._sides_of_the_board
-            flanked = (
+            return (
                 north | victims & last_rank,
                 south | victims & first_rank,
                 east | victims & last_file,
                 west | victims & first_file,
             )
-        return flanked
+        return north, south, east, west
 
     def hammers(self, flanked: _Flanked) -> Bitboard:
         """The squares a piece arrives on to capture one of the ``flanked`` men (as returned
