@@ -160,8 +160,13 @@ class HalataflGame(Game):
         if len(path) == 2 and around[path[0]] >> path[1] & 1:
             return ()  # a step
         enemy = self._boards[self.turn.opponent]
-        middles = [(a + b) // 2 for a, b in pairwise(path) if not around[a] >> b & 1]
-        return tuple(s for s in middles if enemy >> s & 1)
+        return tuple(
+            [
+                over
+                for a, b in pairwise(path)
+                if not around[a] >> b & 1 and enemy >> (over := (a + b) // 2) & 1
+            ]
+        )
 
     def _ending(self, ply: Ply) -> Outcome | None:
         loser = self.turn
