@@ -469,20 +469,24 @@ class TaflGame(Game):
             victims, own, row_pieces, anvils = self._capture_context()
             north, south, east, west = t.flanked(victims & g.neighbours[hammer], anvils)
         up, down, right, left = t.side_bits[hammer]
-        caught = north & up | south & down | east & right | west & left
-        if not caught:
+        gone = north & up | south & down | east & right | west & left
+        if not gone:
             captured = []
-        elif caught & (caught - 1):
-            captured = list(squares_of(caught))
+        elif gone & (gone - 1):
+            captured = list(squares_of(gone))
         else:
-            captured = [caught.bit_length() - 1]
+            captured = [gone.bit_length() - 1]
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
-            wall = self._shieldwall_captures(hammer, own, row_pieces, anvils)
-            captured += [man for man in wall if man not in captured]
-        if captured:
-            gone = sum(g.bit[s] for s in captured)
+            for man in self._shieldwall_captures(hammer, own, row_pieces, anvils):
+                if not gone >> man & 1:
+                    captured.append(man)
+                    gone |= g.bit[man]
+        if gone:
             self._touch(gone)
-            gone_t = sum(g.transposed_bit[s] for s in captured)
+            transposed = g.transposed_bit
+            gone_t = transposed[captured[0]]
+            for man in captured[1:]:
+                gone_t |= transposed[man]
             if self.turn is ATTACKERS:
                 self._dfd ^= gone
                 self._dfd_t ^= gone_t
