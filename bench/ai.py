@@ -1,7 +1,7 @@
 """AI strength per second: search speed and depth, and matches against the old AI and random play.
 
     python bench/ai.py [--variants brandubh,copenhagen,tablut,halatafl] [--games 10]
-                       [--seconds 0.2] [--max-plies 120] [--old 8f55938] [--seed 1]
+                       [--seconds 0.2] [--max-plies 120] [--old 8f55938] [--seed 1] [--depth D]
 
 Per variant: nodes per second and the depth completed in 0.5 s and 1 s from the start and from
 a position ten random plies in; then ``--games`` games of the AI (engine/ai.py) against the AI
@@ -9,9 +9,11 @@ of commit ``--old`` (engine/ai.py as it was there, loaded from git into a tempor
 against a random player, at ``--seconds`` per move, sides alternating. Each pair of games starts
 from the same two random opening plies (Halatafl's first move otherwise decides too much), with
 the sides swapped. A game still running after ``--max-plies`` plies counts as a draw.
-``--games 0`` prints the search figures alone. The "10 plies in" position is the first one
-(from ``--seed`` on) where a 3-ply search finds no forced result; the start of Halatafl is one:
-White wins at once by jumping into d4 from b2, d2 or f2, leaving Black no move.
+``--games 0`` prints the search figures alone; ``--depth D`` replaces the timed figures with
+the nodes and CPU time of a search to depth D (steadier on a busy machine). The "10 plies in"
+position is the first one (from ``--seed`` on) where a 3-ply search finds no forced result; the
+start of Halatafl is one: White wins at once by jumping into d4 from b2, d2 or f2, leaving Black
+no move.
 """
 
 from __future__ import annotations
@@ -81,6 +83,16 @@ def search_figures(module: ModuleType, game: Game, seconds: float) -> tuple[floa
     depth, score = completed
     forced = " (forced)" if abs(score) >= module.WIN - FORCED_MARGIN else ""
     return search.nodes / elapsed, f"{depth}{forced}"
+
+
+def fixed_depth_figures(module: ModuleType, game: Game, depth: int) -> tuple[int, float]:
+    """The nodes and the CPU seconds of ``module``'s search to ``depth`` plies: the count is
+    repeatable and CPU time is less disturbed than wall time by other work on the machine."""
+    search_class = getattr(module, "Search", None) or module._Search
+    search = search_class(game, time.perf_counter() + 3600)
+    start = time.process_time()
+    search.best_move(game.legal_moves(), depth)
+    return search.nodes, time.process_time() - start
 
 
 def open_position(variant: str, plies: int, seed: int) -> Game:
@@ -160,6 +172,9 @@ def main() -> None:
     parser.add_argument("--max-plies", type=int, default=120)
     parser.add_argument("--old", default=OLD_AI, help="the commit whose engine/ai.py to play")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--depth", type=int, default=0, help="search to this depth instead of 0.5 s and 1 s"
+    )
     args = parser.parse_args()
     old_ai = load_old_ai(args.old)
     print(f"new = engine/ai.py (working tree), old = engine/ai.py at {args.old}")
@@ -168,6 +183,15 @@ def main() -> None:
         for plies in (0, 10):
             label = "start" if plies == 0 else f"{plies} plies in"
             for name, module in (("new", new_ai), ("old", old_ai)):
+                if args.depth:
+                    nodes, cpu = fixed_depth_figures(
+                        module, open_position(variant, plies, args.seed), args.depth
+                    )
+                    print(
+                        f"  {label:11} {name}: {nodes / cpu:7.0f} nodes/s CPU, {nodes} nodes to "
+                        f"depth {args.depth} in {cpu:.2f} s"
+                    )
+                    continue
                 figures = [
                     search_figures(module, open_position(variant, plies, args.seed), seconds)
                     for seconds in (0.5, 1.0)

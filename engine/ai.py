@@ -31,7 +31,6 @@ import random
 import time
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
-from itertools import pairwise
 
 from engine.board import squares_of
 from engine.errors import IllegalMoveError, Refusal
@@ -442,18 +441,7 @@ class _Tafl(_Kind):
             and any(s % n == e % n or s // n == e // n for e in escapes)
         )
         """The squares that share a rank or a file with an escape square."""
-        self.king_hammer = rules.king_hammer
-        self.king_anvil = rules.king_anvil
         self.strength = rules.king_strength
-        first_two = g.first_file | g.first_file << 1
-        last_two = g.last_file | g.last_file >> 1
-        self.target_east = g.full & ~last_two
-        """Squares with two more squares to their right (east)."""
-        self.target_west = g.full & ~first_two
-        self.second_file = g.first_file << 1
-        self.second_last_file = g.last_file >> 1
-        self.second_rank = g.first_rank << n
-        self.second_last_rank = g.last_rank >> n
 
     def key(self) -> Hashable:
         return self.game.bitboards, self.game.turn
@@ -575,45 +563,15 @@ class _Tafl(_Kind):
             return 3
         return 4
 
-    def _capture_targets(self) -> tuple[Bitboard, Bitboard]:
-        """The squares where a man of the side to move would capture, and the king's square."""
-        game = self.game
-        g = self.geometry
-        att, dfd, king = game.bitboards
-        king_bit = g.bit[king]
-        occupied = att | dfd | king_bit
-        if game.turn is Side.ATTACKERS:
-            victims, victim_side, own = dfd, Side.DEFENDERS, att
-        else:
-            victims, victim_side = att, Side.ATTACKERS
-            own = dfd | king_bit if self.king_anvil else dfd
-        hostile = self.tables.hostile_to(victim_side, occupied)
-        anvils = (own | hostile) & g.full
-        n = self.size
-        targets = (
-            (victims >> 1 & anvils >> 2 & self.target_east)
-            | (victims << 1 & anvils << 2 & self.target_west)
-            | (victims >> n & anvils >> 2 * n)
-            | (victims << n & anvils << 2 * n)
-        )
-        if hostile >> g.off_board & 1:  # the edge is an anvil against men
-            targets |= (
-                (victims >> 1 & self.second_last_file)
-                | (victims << 1 & self.second_file)
-                | (victims >> n & self.second_last_rank)
-                | (victims << n & self.second_rank)
-            )
-        return targets & g.full & ~occupied, king_bit
-
     def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
         game = self.game
-        targets, king_bit = self._capture_targets()
+        targets = game.capture_targets()
         att, dfd, king = game.bitboards
         captures: list[Move] = []
         threats: list[Move] = []
         quiet: list[Move] = []
         if game.turn is Side.ATTACKERS:
-            _, _, lines, _ = self._king_lines(king, att | dfd | king_bit)
+            _, _, lines, _ = self._king_lines(king, att | dfd | self.geometry.bit[king])
             near = self.geometry.neighbours[king] | lines
             for move in moves:
                 target = move.path[1]
@@ -624,48 +582,19 @@ class _Tafl(_Kind):
                 else:
                     quiet.append(move)
         else:
-            hammer_king = self.king_hammer
+            by_king = game.capture_targets(king=True)
             for move in moves:
                 origin, target = move.path
-                if targets >> target & 1 and (hammer_king or origin != king):
+                if origin == king:
+                    (captures if by_king >> target & 1 else threats).append(move)
+                elif targets >> target & 1:
                     captures.append(move)
-                elif origin == king:
-                    threats.append(move)
                 else:
                     quiet.append(move)
         return captures + threats, quiet
 
     def captures(self) -> list[Move]:
-        """Worked out from the capture squares back to the pieces that reach them, without
-        the whole list of legal moves."""
-        targets, king_bit = self._capture_targets()
-        if not targets:
-            return []
-        att, dfd, king = self.game.bitboards
-        occupied = att | dfd | king_bit
-        if self.game.turn is Side.ATTACKERS:
-            movers = att
-        else:
-            movers = dfd | king_bit if self.king_hammer else dfd
-        tables = self.tables
-        corners, throne = tables.corners, tables.throne_square
-        men_pass_throne = tables.rules.throne_pass
-        found: list[Move] = []
-        for target in squares_of(targets):
-            for ray in self.geometry.rays[target]:
-                men_may_come = True
-                for square in ray:
-                    if occupied >> square & 1:
-                        if movers >> square & 1:
-                            is_king = square == king
-                            if (is_king or men_may_come) and tables.may_stop(target, king=is_king):
-                                found.append(Move(self.size, (square, target)))
-                        break
-                    if corners >> square & 1:
-                        break
-                    if square == throne and not men_pass_throne:
-                        men_may_come = False
-        return found
+        return self.game.capturing_moves()
 
 
 class _Halatafl(_Kind):
@@ -676,8 +605,6 @@ class _Halatafl(_Kind):
         n = self.size = game.size
         self.full: Bitboard = (1 << n * n) - 1
         self.ranks = [((1 << n) - 1) << (r * n) for r in range(n)]
-        self.step_lengths = frozenset((1, n - 1, n, n + 1))
-        """How far apart (as square numbers) the two ends of a one-square step are."""
         # Per direction: the step as a square offset, and the squares two steps from the edge.
         self.directions: list[tuple[int, Bitboard]] = []
         for df in (-1, 0, 1):
@@ -733,17 +660,9 @@ class _Halatafl(_Kind):
             value += HALATAFL_CAN_JUMP
         return value + HALATAFL_OPEN * (can_take - open_own)
 
-    def _taken(self, move: Move, enemy: Bitboard) -> int:
-        """How many enemy pieces ``move`` jumps."""
-        steps = self.step_lengths
-        return sum(
-            enemy >> (a + b) // 2 & 1 for a, b in pairwise(move.path) if abs(a - b) not in steps
-        )
-
     def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
-        white, black = self.game.bitboards
-        enemy = black if self.game.turn is Side.WHITE else white
-        ranked = [(self._taken(m, enemy), m) for m in moves]
+        captures_of = self.game.captures_of
+        ranked = [(len(captures_of(m)), m) for m in moves]
         captures = [m for taken, m in sorted(ranked, key=lambda pair: -pair[0]) if taken]
         return captures, [m for taken, m in ranked if not taken]
 

@@ -217,6 +217,10 @@ class Game:
         finally:
             self._restore(state)
 
+    def capturing_moves(self) -> list[Move]:
+        """The legal moves that capture something (``captures_of`` is not empty)."""
+        return [move for move in self.legal_moves() if self.captures_of(move)]
+
     def resign(self, side: str | Side) -> Outcome:
         """``side`` gives up; the other side wins."""
         return self.end(Outcome(Side(side).opponent, Reason.RESIGNED))

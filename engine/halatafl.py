@@ -57,6 +57,8 @@ class _Geometry:
     """Per side and square, the squares a step may go to (forward, sideways, diagonally forward)."""
     jumps: tuple[tuple[tuple[Square, Square], ...], ...]
     """Per square, the (jumped, landing) square pairs in all eight directions."""
+    around: tuple[Bitboard, ...]
+    """Per square, the squares next to it in all eight directions."""
 
 
 @cache
@@ -93,7 +95,11 @@ def _geometry(size: int) -> _Geometry:
     corners = 0
     for sq in (0, last, last * size, last * size + last):
         corners |= 1 << sq
-    return _Geometry(size, corners, (size // 2) * size + size // 2, steps, jumps)
+    around = tuple(
+        sum(1 << other for other in range(size * size) if _adjacent(sq, other, size))
+        for sq in range(size * size)
+    )
+    return _Geometry(size, corners, (size // 2) * size + size // 2, steps, jumps, around)
 
 
 class HalataflGame(Game):
@@ -138,16 +144,29 @@ class HalataflGame(Game):
     def _key(self) -> Hashable:
         return self._snapshot()
 
-    def _apply(self, move: Move) -> list[Square]:
+    def _apply(self, move: Move) -> tuple[Square, ...]:
         side = self.turn
         enemy = side.opponent
-        path = move.path
-        captured = [(a + b) // 2 for a, b in pairwise(path) if not _adjacent(a, b, self.size)]
-        captured = [s for s in captured if self._boards[enemy] >> s & 1]
+        captured = self.captures_of(move)
         self._boards[side] ^= (1 << move.origin) | (1 << move.target)
         for square in captured:
             self._boards[enemy] ^= 1 << square
         return captured
+
+    def captures_of(self, move: Move) -> tuple[Square, ...]:
+        """The enemy pieces ``move`` jumps: it captures them (worked out without playing it)."""
+        path = move.path
+        around = self._geo.around
+        if len(path) == 2 and around[path[0]] >> path[1] & 1:
+            return ()  # a step
+        enemy = self._boards[self.turn.opponent]
+        return tuple(
+            [
+                over
+                for a, b in pairwise(path)
+                if not around[a] >> b & 1 and enemy >> (over := (a + b) // 2) & 1
+            ]
+        )
 
     def _ending(self, ply: Ply) -> Outcome | None:
         loser = self.turn

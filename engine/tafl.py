@@ -9,7 +9,9 @@ Each rule concept has one home, found by its name:
 - moving: ``TaflTables.may_stop`` and ``TaflTables.may_pass`` (throne and corners);
 - hostile squares: ``TaflTables.hostile_to`` (corners, throne empty or occupied, the edge), and
   ``TaflTables.linnaean_anvil`` (the king's throne against a defender, in OpenTafl's Tablut);
-- capturing men: ``TaflGame._captures`` (custodial) and ``TaflGame._shieldwall_captures``;
+- capturing men: ``TaflGame._captures`` (custodial, decided by ``TaflTables.flanked``) and
+  ``TaflGame._shieldwall_captures``; the queries ``capture_targets`` and ``capturing_moves`` (for
+  the AI) are built on the same functions;
 - capturing the king: ``TaflGame._king_captured`` (every king strength);
 - game ends: ``_king_escaped``, ``_exit_fort``, ``_encircled``, ``_can_move``, repetition in
   ``_repetition_outcome``.
@@ -35,6 +37,12 @@ STRONG = KingStrength.STRONG
 WEAK = KingStrength.WEAK
 
 _State = tuple[int, int, int, int, int]
+_Context = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
+_Flanked = tuple[Bitboard, Bitboard, Bitboard, Bitboard]
+"""Four bitboards, one per side of a square: north, south, east, west."""
+_Known = tuple[Bitboard, Bitboard, Square, Side, _Context, _Flanked, Bitboard]
+"""A position (attackers, defenders, king, side to move), its capture context, flanked men
+and capture targets."""
 _Runs = tuple[tuple[Move, ...], ...]
 
 
@@ -56,9 +64,31 @@ class TaflTables:
         self.escape: Bitboard = self.corners if rules.escape is Escape.CORNERS else g.edge
         self.throne_zone: Bitboard = 0 if self.throne_square is None else g.spread(self.throne)
         """The throne and its neighbours, where a strong-near-throne king is strong."""
+        self._full = g.full
+        self._west_of_last_file: Bitboard = g.full & ~g.last_file
+        self._east_of_first_file: Bitboard = g.full & ~g.first_file
+        self._sides_of_the_board = (g.last_rank, g.first_rank, g.last_file, g.first_file)
+        """Per side (north, south, east, west): the squares whose side that is the edge."""
+        bits = (*g.bit, 0)  # OFF_BOARD's bit: none
+        self.side_bits: tuple[_Flanked, ...] = tuple(
+            (bits[north], bits[south], bits[east], bits[west])
+            for north, south, east, west in g.sides
+        )
+        """Per square: the squares on its four sides (north, south, east, west), 0 off the board."""
         self.men_stops: Bitboard = sum(
             g.bit[s] for s in range(n * n) if self.may_stop(s, king=False)
         )
+        self.king_stops: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_stop(s, king=True)
+        )
+        self.men_pass: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_pass(s, king=False)
+        )
+        self.king_pass: Bitboard = sum(
+            g.bit[s] for s in range(n * n) if self.may_pass(s, king=True)
+        )
+        """Where men, and the king, may stop on or pass an empty square (from ``may_stop`` and
+        ``may_pass``), for the moves worked out back from their target."""
         self.king_anvil = rules.king_anvil
         self.king_hammer = rules.king_hammer
         self._hostile_att_empty = self._hostile_mask(ATTACKERS, throne_occupied=False)
@@ -199,6 +229,38 @@ class TaflTables:
             return self._hostile_att_occupied if occupied & self.throne else self._hostile_att_empty
         return self._hostile_def_occupied if occupied & self.throne else self._hostile_def_empty
 
+    def flanked(self, victims: Bitboard, anvils: Bitboard) -> _Flanked:
+        """Per side (north, south, east, west): the ``victims`` with an anvil on that side, a
+        square of ``anvils`` or the edge where ``anvils`` holds OFF_BOARD. A piece arriving on
+        the opposite side of one captures him: the one test of a custodial capture."""
+        n = self.size
+        held = anvils & self._full
+        north = victims & held >> n
+        south = victims & held << n
+        east = victims & held >> 1 & self._west_of_last_file
+        west = victims & held << 1 & self._east_of_first_file
+        if anvils > held:  # OFF_BOARD: the edge is an anvil
+            last_rank, first_rank, last_file, first_file = self._sides_of_the_board
+            return (
+                north | victims & last_rank,
+                south | victims & first_rank,
+                east | victims & last_file,
+                west | victims & first_file,
+            )
+        return north, south, east, west
+
+    def hammers(self, flanked: _Flanked) -> Bitboard:
+        """The squares a piece arrives on to capture one of the ``flanked`` men (as returned
+        by ``flanked``): the square on each man's side opposite his anvil."""
+        north, south, east, west = flanked
+        n = self.size
+        return (
+            north >> n
+            | (south << n & self.geometry.full)
+            | (east & self._east_of_first_file) >> 1
+            | (west & self._west_of_last_file) << 1
+        )
+
     def linnaean_anvil(self, king: Square, attackers: Bitboard) -> Bitboard:
         """The Linnaean capture: the throne, as an anvil against defenders, when the rules have
         it, the king stands on the throne and attackers hold three of his sides; else nothing."""
@@ -255,6 +317,10 @@ class TaflGame(Game):
         """Per side (attackers, defenders), the moves along each rank and file."""
         self._dirty = (1 << lines) - 1
         """The lines whose moves must be worked out again."""
+        self._known: _Known | None = None
+        """The last position ``capture_targets`` was asked in (the board and the side to move),
+        with its capture context, flanked men and targets: a move from it captures the same
+        men (``_capture_context``)."""
 
     def pieces(self) -> dict[Square, Piece]:
         pieces = dict.fromkeys(squares_of(self._att), Piece.ATTACKER)
@@ -338,6 +404,7 @@ class TaflGame(Game):
     def _apply(self, move: Move) -> Iterable[Square]:
         origin, target = move.path
         g = self._geo
+        att, dfd, king = self._att, self._dfd, self._king
         flip = g.bit[origin] | g.bit[target]
         flip_t = g.transposed_bit[origin] | g.transposed_bit[target]
         self._dirty |= g.line_bits[origin] | g.line_bits[target]
@@ -356,37 +423,71 @@ class TaflGame(Game):
                 self._dfd_t ^= flip_t
             if not g.neighbours[target] & self._att:
                 return ()
-        return self._captures(target)
+        before = self._known  # what capture_targets knew of the position before the move
+        if before is not None and not (
+            before[0] is att and before[1] is dfd and before[2] == king and before[3] is self.turn
+        ):
+            before = None
+        return self._captures(target, before)
 
-    def _captures(self, hammer: Square) -> list[Square]:
-        """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
-        man next to it with an anvil beyond (a piece of the mover's side, the king only if armed,
-        or a hostile square), and any shieldwall it closes. ``_apply`` calls it only when an
-        enemy piece stands next to ``hammer``."""
+    def _capture_context(self) -> _Context:
+        """What a move of the side to move captures with: the enemy men it may take, its pieces
+        that hold a capture (the king only if he is an anvil), the pieces a shieldwall row is
+        made of (the king may stand in the defenders' row), and the anvils: those pieces of the
+        mover's, the squares hostile to the enemy and the Linnaean throne.
+
+        Asked before or after the mover's piece moves, it gives the same captures: the square
+        he leaves can be neither an anvil of a man next to his target (he would have to pass
+        that man) nor part of a shieldwall he closes."""
         g = self._geo
         t = self._tables
-        king_bit = g.bit[self._king]
-        if self.turn is ATTACKERS:
-            victims, own, victim_side = self._dfd, self._att, DEFENDERS
-            row_pieces = victims | king_bit
-        else:
-            victims, victim_side = self._att, ATTACKERS
-            own = self._dfd | king_bit if t.king_anvil else self._dfd
-            row_pieces = victims
+        king = self._king
+        king_bit = g.bit[king]
         occupied = self._att | self._dfd | king_bit
-        anvils = own | t.hostile_to(victim_side, occupied)
-        if victim_side is DEFENDERS:
-            anvils |= t.linnaean_anvil(self._king, own)
-        captured = [
-            man for man, beyond in g.steps[hammer] if victims >> man & 1 and anvils >> beyond & 1
-        ]
+        if self.turn is ATTACKERS:
+            victims, own = self._dfd, self._att
+            anvils = own | t.hostile_to(DEFENDERS, occupied)
+            if t.rules.linnaean_capture:
+                anvils |= t.linnaean_anvil(king, own)
+            return victims, own, victims | king_bit, anvils
+        victims = self._att
+        own = self._dfd | king_bit if t.king_anvil else self._dfd
+        return victims, own, victims, own | t.hostile_to(ATTACKERS, occupied)
+
+    def _captures(self, hammer: Square, before: _Known | None) -> list[Square]:
+        """Remove and return the men the piece that just moved to ``hammer`` captures: each enemy
+        man next to it with an anvil beyond (``TaflTables.flanked``), and any shieldwall it
+        closes. ``_apply`` calls it only when an enemy piece stands next to ``hammer``; it hands
+        on what ``capture_targets`` knew of the position ``before`` the move, if it was asked
+        there (the move captures the same men, see ``_capture_context``)."""
+        g = self._geo
+        t = self._tables
+        if before is not None:
+            victims, own, row_pieces, anvils = before[4]
+            north, south, east, west = before[5]
+        else:
+            victims, own, row_pieces, anvils = self._capture_context()
+            north, south, east, west = t.flanked(victims & g.neighbours[hammer], anvils)
+        up, down, right, left = t.side_bits[hammer]
+        gone = north & up | south & down | east & right | west & left
+        if not gone:
+            captured = []
+        elif gone & (gone - 1):
+            captured = list(squares_of(gone))
+        else:
+            captured = [gone.bit_length() - 1]
         if t.rules.shieldwall and g.edge_runs[hammer] is not None:
-            captured += self._shieldwall_captures(hammer, own, row_pieces, anvils)
-        if captured:
-            gone = sum(g.bit[s] for s in captured)
+            for man in self._shieldwall_captures(hammer, own, row_pieces, anvils):
+                if not gone >> man & 1:
+                    captured.append(man)
+                    gone |= g.bit[man]
+        if gone:
             self._touch(gone)
-            gone_t = sum(g.transposed_bit[s] for s in captured)
-            if victim_side is DEFENDERS:
+            transposed = g.transposed_bit
+            gone_t = transposed[captured[0]]
+            for man in captured[1:]:
+                gone_t |= transposed[man]
+            if self.turn is ATTACKERS:
                 self._dfd ^= gone
                 self._dfd_t ^= gone_t
             else:
@@ -418,6 +519,100 @@ class TaflGame(Game):
             if all(own >> (s + inward) & 1 for s in row):
                 captured += [s for s in row if s != self._king]
         return captured
+
+    def capture_targets(self, *, king: bool = False) -> Bitboard:
+        """The empty squares where a man of the side to move (``king``: its king), arriving,
+        would capture at least one enemy man: between two (against his side's pieces, the
+        squares hostile to the enemy and the Linnaean throne) or by closing a shieldwall. None
+        for the king where he is no hammer. Squares the piece may not stop on can be among them.
+        Worked out once per position (asked again, it costs a comparison)."""
+        known = self._known
+        if known is None or not (
+            known[0] is self._att
+            and known[1] is self._dfd
+            and known[2] == self._king
+            and known[3] is self.turn
+        ):
+            g = self._geo
+            t = self._tables
+            context = self._capture_context()
+            victims, own, row_pieces, anvils = context
+            flanked = t.flanked(victims, anvils)
+            empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
+            targets = t.hammers(flanked) & empty
+            if t.rules.shieldwall:
+                targets |= self._shieldwall_hammers(own, row_pieces, anvils)
+            known = (self._att, self._dfd, self._king, self.turn, context, flanked, targets)
+            self._known = known
+        if king and (self.turn is ATTACKERS or not self._tables.king_hammer):
+            return 0
+        return known[6]
+
+    def _shieldwall_hammers(
+        self, own: Bitboard, row_pieces: Bitboard, closers: Bitboard
+    ) -> Bitboard:
+        """The edge squares where a piece of the side to move, arriving, closes a shieldwall
+        (``_shieldwall_captures`` decides, on the few squares next to a row of enemy pieces
+        each faced by one of the mover's)."""
+        g = self._geo
+        n = self.size
+        on_edge = row_pieces & g.edge
+        if not on_edge & (on_edge >> 1 | on_edge >> n):
+            return 0  # no two enemy pieces side by side on the edge
+        faced = on_edge & (
+            (g.first_rank & own >> n)
+            | (g.last_rank & own << n)
+            | (g.first_file & own >> 1)
+            | (g.last_file & own << 1)
+        )
+        if not faced & (faced >> 1 | faced >> n):
+            return 0  # no two faced pieces side by side: no shieldwall to close
+        empty = g.full & ~(self._att | self._dfd | g.bit[self._king])
+        candidates = g.spread(faced) & g.edge & empty
+        hammers = 0
+        for square in squares_of(candidates):
+            if g.edge_runs[square] is not None and self._shieldwall_captures(
+                square, own, row_pieces, closers
+            ):
+                hammers |= g.bit[square]
+        return hammers
+
+    def capturing_moves(self) -> list[Move]:
+        """The legal moves that capture at least one man (those whose ``captures_of`` is not
+        empty): the moves onto ``capture_targets``, the king's only where he is a hammer.
+        Worked out back from the targets to the pieces that reach them, by target, then north,
+        south, east and west of it."""
+        if self.outcome is not None:
+            return []
+        targets = self.capture_targets()
+        if not targets:
+            return []
+        g = self._geo
+        t = self._tables
+        king = self._king
+        occupied = self._att | self._dfd | g.bit[king]
+        men = self._att if self.turn is ATTACKERS else self._dfd
+        king_captures = bool(self.capture_targets(king=True))
+        men_pass, king_pass = t.men_pass, t.king_pass
+        found: list[Move] = []
+        for target in squares_of(targets):
+            man_may_stop = t.men_stops >> target & 1
+            king_may_stop = king_captures and t.king_stops >> target & 1
+            for ray in g.rays[target]:
+                man_may_come, king_may_come = man_may_stop, king_may_stop
+                for square in ray:
+                    if occupied >> square & 1:
+                        if square == king:
+                            if king_may_come:
+                                found.append(Move(self.size, (square, target)))
+                        elif man_may_come and men >> square & 1:
+                            found.append(Move(self.size, (square, target)))
+                        break
+                    man_may_come = man_may_come and men_pass >> square & 1
+                    king_may_come = king_may_come and king_pass >> square & 1
+                    if not (man_may_come or king_may_come):
+                        break
+        return found
 
     # -- game ends -----------------------------------------------------------------------------
 

@@ -11,11 +11,11 @@ import time
 import pytest
 
 from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square, TaflGame
-from engine.ai import WIN, Search, _Tafl, choose_move
+from engine.ai import QUIESCENCE_PLIES, WIN, Search, _Tafl, choose_move
 from engine.presets import COPENHAGEN
 from engine.rules import Repetition, Rules
 from engine.types import parse_square
-from tests.engine.tafl_setup import otn
+from tests.engine.tafl_setup import otn, setup
 
 # Brandubh (7x7): corners hostile to all; the king is captured by two away from the throne.
 
@@ -258,19 +258,50 @@ def test_a_legal_move_in_the_middle_of_every_variant(variant: str) -> None:
 
 
 @pytest.mark.parametrize("variant", ["copenhagen", "hnefatafl", "tablut", "brandubh"])
-def test_the_quiescence_finds_every_man_taken_between_two(variant: str) -> None:
-    """The captures the search looks at past its depth, worked out without the legal moves,
-    are legal and are every move that takes a man between two (shieldwalls aside)."""
+def test_the_quiescence_looks_at_every_capturing_move(variant: str) -> None:
+    """The captures the search looks at past its depth are the legal moves that take a man."""
     for seed in range(4):
         game = played_in(variant, 20 + 10 * seed, seed)
         assert isinstance(game, TaflGame)
-        found = set(_Tafl(game).captures())
-        legal = game.legal_moves()
-        assert found <= set(legal)
-        between_two = {
-            m for m in legal if any(next_to(s, m.target, game.size) for s in taken(game, m))
-        }
-        assert between_two <= found
+        found = _Tafl(game).captures()
+        assert sorted(map(str, found)) == sorted(
+            str(m) for m in game.legal_moves() if taken(game, m)
+        )
+
+
+def quiescence_gain(game: Game) -> int:
+    """What looking on through captures adds to the leaf's evaluation, for the side to move."""
+    search = Search(game, time.perf_counter() + 60)
+    return search._quiesce(-WIN - 1, WIN + 1, 0, QUIESCENCE_PLIES) - search.kind.evaluate(0)
+
+
+@pytest.mark.parametrize(
+    ("variant", "turn", "pieces"),
+    [
+        ("copenhagen", "attackers", {"t": "b2 c2 d5", "T": "b1 c1 g7", "K": "h9"}),
+        ("copenhagen", "defenders", {"t": "d1 e1 h4", "T": "c1 d2 e2 f5", "K": "h9"}),
+    ],
+)
+def test_the_quiescence_sees_a_shieldwall_capture(
+    variant: str, turn: str, pieces: dict[str, str]
+) -> None:
+    """d5-d1 (f5-f1) closes a shieldwall of two men: the search's own capture code missed it."""
+    assert quiescence_gain(setup(variant, turn, **pieces)) > 150
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_ply_deep_the_attackers_stop_a_shieldwall(seed: int) -> None:
+    """d1 e1 f1 on the edge, faced by d2 e2 f2 and shut by c1: g5-g1 would take all three, and
+    only k3-g3 stops it. One ply deep, the search sees that reply only in its quiescence (its
+    own capture code missed shieldwalls, and it played f1 along the edge)."""
+    game = setup("copenhagen", t="d1 e1 f1 k3 a9", T="c1 d2 e2 f2 f3 g5 e6 g6 f5 f7", K="f6")
+    assert str(choose_move(game, depth=1, seed=seed)) == "k3-g3"
+
+
+def test_the_quiescence_sees_a_linnaean_capture() -> None:
+    """a7-e7 takes e6 against the king's throne, with attackers on his three other sides."""
+    game = setup("tablut-linnaean", t="d5 f5 e4 a7 e9 d6 f6", T="e6 b2", K="e5")
+    assert quiescence_gain(game) > 150
 
 
 def taken(game: Game, move: Move) -> list[Square]:
@@ -278,10 +309,6 @@ def taken(game: Game, move: Move) -> list[Square]:
     names = game.push(move).captures
     game.undo()
     return [parse_square(name, game.size) for name in names]
-
-
-def next_to(a: Square, b: Square, size: int) -> bool:
-    return abs(a % size - b % size) + abs(a // size - b // size) == 1
 
 
 # -- repetition --------------------------------------------------------------------------------

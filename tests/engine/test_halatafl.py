@@ -418,3 +418,25 @@ def test_a_chain_from_a_corner_may_pass_its_corner_but_not_stop_there() -> None:
     )
     moves = {str(move) for move in game.legal_moves()}
     assert "a7-a5-c5-a7-c7" in moves and "a7-a5-c5-a7" not in moves
+
+
+def test_captures_of_and_capturing_moves_agree_with_playing_the_move() -> None:
+    """Worked out without playing, the jumped pieces are those a move really removes."""
+    rng = random.Random(5)
+    captures = 0
+    for _ in range(4):
+        game = Game("halatafl")
+        for _ in range(80):
+            if game.outcome is not None:
+                break
+            legal = game.legal_moves()
+            played = {}
+            for move in legal:
+                played[move] = game.push(move).captures
+                game.undo()
+            for move in legal:
+                assert tuple(game.square_name(s) for s in game.captures_of(move)) == played[move]
+            assert set(game.capturing_moves()) == {move for move in legal if played[move]}
+            captures += sum(bool(taken) for taken in played.values())
+            game.push(rng.choice(legal))
+    assert captures > 50
