@@ -142,7 +142,7 @@ async def play(
     attacker = fake.add_user(f"a{number}", guild=guild)
     defender = fake.add_user(f"d{number}", guild=guild)
     challenge = await attacker.slash(
-        "tafl challenge", channel=channel, opponent=defender, side="attackers"
+        "tafl challenge", channel=channel, opponent=defender, side="attackers", thread=False
     )
     await (await defender.click(challenge, "Accept")).followup(timeout=30)
     game = engine.Game.from_position(
@@ -170,10 +170,15 @@ async def play(
 
 
 async def play_the_ai(
-    fake: object, number: int, stop: asyncio.Event, tally: Tally, rng: random.Random
+    fake: object,
+    number: int,
+    stop: asyncio.Event,
+    tally: Tally,
+    rng: random.Random,
+    level: str = "max",
 ) -> None:
-    """A person playing the AI (Copenhagen, as the attackers) and answering each of its moves
-    at once, game after game, until ``stop`` is set."""
+    """A person playing the AI at ``level`` (Copenhagen, as the attackers) and answering each of
+    its moves at once, game after game, until ``stop`` is set."""
     from tests.fake_discord import FakeDiscord
 
     assert isinstance(fake, FakeDiscord)
@@ -182,8 +187,9 @@ async def play_the_ai(
     loop = asyncio.get_running_loop()
     while not stop.is_set():
         challenge = await user.slash(
-            "tafl challenge", channel=channel, opponent=fake.bot_user, side="attackers"
-        )
+            "tafl challenge", channel=channel, opponent=fake.bot_user, side="attackers",
+            level=level,
+        )  # fmt: skip
         await challenge.result(timeout=30)
         game = engine.Game("copenhagen")
         while not stop.is_set() and game.outcome is None:
@@ -233,7 +239,7 @@ async def send_hostile_texts(fake: object, rounds: int, tally: Tally) -> None:
     assert isinstance(fake, FakeDiscord)
     channel = fake.add_channel("hostile")
     user, other = fake.add_user("mallory"), fake.add_user("trent")
-    challenge = await user.slash("tafl challenge", channel=channel, opponent=other)
+    challenge = await user.slash("tafl challenge", channel=channel, opponent=other, thread=False)
     await (await other.click(challenge, "Accept")).followup(timeout=30)
     for _ in range(rounds):
         for text in HOSTILE_MOVES:
@@ -386,7 +392,7 @@ async def run_bot_on(
             tally = Tally()
             stop = asyncio.Event()
             against_ai = [
-                asyncio.create_task(play_the_ai(fake, n, stop, tally, random.Random(n)))
+                asyncio.create_task(play_the_ai(fake, n, stop, tally, random.Random(n), args.level))
                 for n in range(ai_games)
             ]
             if against_ai:
@@ -625,6 +631,11 @@ def main() -> int:
         help="people playing the AI meanwhile, e.g. 0,6,20: measures responsiveness",
     )
     parser.add_argument("--ai-time", type=float, default=2.0, help="the AI's seconds a move")
+    parser.add_argument(
+        "--level",
+        default="max",
+        help="the AI's level in the AI games (max: it thinks the whole --ai-time)",
+    )
     parser.add_argument(
         "--hostile",
         type=int,
