@@ -198,6 +198,10 @@ class Session(ABC):
         """How a time (aware, UTC) is passed to the database."""
 
     @abstractmethod
+    async def _commit_without_waiting(self) -> None:
+        """Let this transaction's commit return before its writes reach the disk."""
+
+    @abstractmethod
     async def _lock_channel(self, channel: Channel) -> None:
         """Hold the channel until the transaction ends (nothing to do where writes are serial)."""
 
@@ -676,7 +680,9 @@ class Session(ABC):
     # -- events claimed by one process -------------------------------------------------------
 
     async def claim_event(self, event_id: str, now: datetime) -> bool:
-        """Claim the adapter's event ``event_id`` for this process; False if one already has."""
+        """Claim the adapter's event ``event_id`` for this process; False if one already has.
+        The claim does not wait for the disk: one lost in a crash went with its event."""
+        await self._commit_without_waiting()
         changed = await self._execute(
             "INSERT INTO interactions (id, claimed_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
             (event_id, self._time(now)),

@@ -131,6 +131,9 @@ class PostgresSession(Session):
     def _time_param(self, moment: datetime) -> datetime:
         return moment
 
+    async def _commit_without_waiting(self) -> None:
+        await self._db.execute("SET LOCAL synchronous_commit TO OFF")
+
     async def _lock_channel(self, channel: Channel) -> None:
         await self._db.execute(
             "SELECT pg_advisory_xact_lock($1, hashtext($2))", LOCK_SPACE, f"channel:{channel.id}"

@@ -167,6 +167,9 @@ class SQLiteSession(Session):
     def _time_param(self, moment: datetime) -> str:
         return moment.isoformat(timespec="microseconds")
 
+    async def _commit_without_waiting(self) -> None:
+        """Nothing to do: a local file's commit is quick (and claims are not made here)."""
+
     async def _lock_channel(self, channel: Channel) -> None:
         """Nothing to do: ``BEGIN IMMEDIATE`` already holds every write of the file."""
 
