@@ -377,18 +377,15 @@ def run_replay(args: argparse.Namespace) -> int:
 
 
 def run_db_current(args: argparse.Namespace) -> int:
-    from bot.storage import newest_migration, open_store, shown_target, store_class
+    from bot.storage import newest_migration, opened, shown_target, store_class
 
     db = database(args)
     if isinstance(db, Path) and not db.is_file():
         raise CommandError(f"there is no database at {db}")
 
     async def current() -> int:
-        store = await open_store(db, migrate=False)
-        try:
+        async with opened(db, migrate=False) as store:
             return await store.schema_version()
-        finally:
-            await store.close()
 
     with database_errors(db):
         version = asyncio.run(current())
@@ -399,21 +396,15 @@ def run_db_current(args: argparse.Namespace) -> int:
 
 
 def run_db_migrate(args: argparse.Namespace) -> int:
-    from bot.storage import open_store, shown_target
+    from bot.storage import opened, shown_target
 
     db = database(args)
 
     async def migrate() -> tuple[int, int]:
-        store = await open_store(db, migrate=False)
-        try:
+        async with opened(db, migrate=False) as store:
             before = await store.schema_version()
-        finally:
-            await store.close()
-        store = await open_store(db)
-        try:
+        async with opened(db) as store:
             return before, await store.schema_version()
-        finally:
-            await store.close()
 
     if isinstance(db, Path) and not db.parent.is_dir():
         raise CommandError(f"can't create {db}: {db.parent} is not a folder")
@@ -425,7 +416,7 @@ def run_db_migrate(args: argparse.Namespace) -> int:
 
 
 def run_db_copy(args: argparse.Namespace) -> int:
-    from bot.storage import open_store, shown_target
+    from bot.storage import open_store, opened, shown_target
     from bot.storage.copy import TargetNotEmpty, copy_store, describe_counts
 
     if isinstance(args.source, Path) and not args.source.is_file():
@@ -434,16 +425,13 @@ def run_db_copy(args: argparse.Namespace) -> int:
         raise CommandError("SOURCE and TARGET are the same database; copy into another one", 2)
 
     async def copy() -> dict[str, int]:
-        source = await open_store(args.source)
-        try:
+        async with opened(args.source) as source:
             with database_errors(args.target):
                 target = await open_store(args.target)
             try:
                 return await copy_store(source, target, replace=args.replace)
             finally:
                 await target.close()
-        finally:
-            await source.close()
 
     try:
         with database_errors(args.source):
@@ -463,18 +451,15 @@ def run_db_copy(args: argparse.Namespace) -> int:
 def run_ratings_rebuild(args: argparse.Namespace) -> int:
     from bot.models import counted
     from bot.service import GameService
-    from bot.storage import open_store, shown_target
+    from bot.storage import opened, shown_target
 
     db = database(args)
     if isinstance(db, Path) and not db.is_file():
         raise CommandError(f"there is no database at {db}")
 
     async def rebuild() -> int:
-        store = await open_store(db)
-        try:
+        async with opened(db) as store:
             return await GameService(store).rebuild_ratings()
-        finally:
-            await store.close()
 
     with database_errors(db):
         games = asyncio.run(rebuild())
@@ -486,7 +471,7 @@ def run_stats(args: argparse.Namespace) -> int:
     from bot.errors import ServiceError
     from bot.models import Player
     from bot.service import GameService
-    from bot.storage import open_store
+    from bot.storage import opened
     from bot.summaries import game_line, stats_lines
 
     db = database(args)
@@ -494,14 +479,11 @@ def run_stats(args: argparse.Namespace) -> int:
         raise CommandError(f"there is no database at {db}: play a game with `tafl play` first")
 
     async def gather() -> list[str]:
-        store = await open_store(db)
-        try:
+        async with opened(db) as store:
             service = GameService(store)
             player = Player(args.player, args.player)
             stats = await service.stats(player, args.variant)
             games = await service.played_games(player, args.variant)
-        finally:
-            await store.close()
         lines = stats_lines(stats)
         if games:
             lines += ["", "Last games:", *(game_line(game) for game in games)]

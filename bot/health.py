@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 from bot.models import utc_now
-from bot.storage import is_url, open_store, shown_target
+from bot.storage import is_url, opened, shown_target
 
 log = logging.getLogger(__name__)
 
@@ -70,11 +70,8 @@ async def check_health(
     if isinstance(database, Path) and not database.is_file():
         raise Unhealthy(f"there is no database at {database}")
     try:
-        store = await open_store(database, migrate=False)
-        try:
+        async with opened(database, migrate=False) as store:
             schema = await store.schema_version()
-        finally:
-            await store.close()
     except Exception as error:  # any failure to open it is the answer, not a crash
         raise Unhealthy(f"can't open the database {shown_target(database)}: {error}") from None
     path = heartbeat_path(database)

@@ -9,6 +9,8 @@ copy of a game cannot change it.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -36,6 +38,7 @@ __all__ = [
     "migration_files",
     "newest_migration",
     "open_store",
+    "opened",
     "shown_target",
     "store_class",
 ]
@@ -68,6 +71,16 @@ async def open_store(
     """Open the store ``target`` names (see ``store_class``) and apply its pending migrations
     (the project's, or those in ``migrations``; none if not ``migrate``)."""
     return await store_class(target).open(target, migrations, migrate=migrate)
+
+
+@asynccontextmanager
+async def opened(target: str | Path, *, migrate: bool = True) -> AsyncIterator[Store]:
+    """The store ``target`` names, open for the ``async with`` block and closed after it."""
+    store = await open_store(target, migrate=migrate)
+    try:
+        yield store
+    finally:
+        await store.close()
 
 
 def shown_target(target: str | Path) -> str:
