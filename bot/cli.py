@@ -244,6 +244,13 @@ def database(args: argparse.Namespace) -> str | Path:
     return Settings.load().db if db is None else db
 
 
+def existing(db: str | Path, hint: str = "") -> str | Path:
+    """``db``, if it is a URL or a file that exists; CommandError (with ``hint``) if not."""
+    if isinstance(db, Path) and not db.is_file():
+        raise CommandError(f"there is no database at {db}" + (f": {hint}" if hint else ""))
+    return db
+
+
 def fail(message: str, status: int = EXIT_ERROR) -> int:
     print(f"tafl: {message}", file=sys.stderr)
     return status
@@ -379,9 +386,7 @@ def run_replay(args: argparse.Namespace) -> int:
 def run_db_current(args: argparse.Namespace) -> int:
     from bot.storage import newest_migration, opened, shown_target, store_class
 
-    db = database(args)
-    if isinstance(db, Path) and not db.is_file():
-        raise CommandError(f"there is no database at {db}")
+    db = existing(database(args))
 
     async def current() -> int:
         async with opened(db, migrate=False) as store:
@@ -419,8 +424,7 @@ def run_db_copy(args: argparse.Namespace) -> int:
     from bot.storage import open_store, opened, shown_target
     from bot.storage.copy import TargetNotEmpty, copy_store, describe_counts
 
-    if isinstance(args.source, Path) and not args.source.is_file():
-        raise CommandError(f"there is no database at {args.source}")
+    existing(args.source)
     if args.source == args.target:
         raise CommandError("SOURCE and TARGET are the same database; copy into another one", 2)
 
@@ -453,9 +457,7 @@ def run_ratings_rebuild(args: argparse.Namespace) -> int:
     from bot.service import GameService
     from bot.storage import opened, shown_target
 
-    db = database(args)
-    if isinstance(db, Path) and not db.is_file():
-        raise CommandError(f"there is no database at {db}")
+    db = existing(database(args))
 
     async def rebuild() -> int:
         async with opened(db) as store:
@@ -474,9 +476,7 @@ def run_stats(args: argparse.Namespace) -> int:
     from bot.storage import opened
     from bot.summaries import game_line, stats_lines
 
-    db = database(args)
-    if isinstance(db, Path) and not db.is_file():
-        raise CommandError(f"there is no database at {db}: play a game with `tafl play` first")
+    db = existing(database(args), "play a game with `tafl play` first")
 
     async def gather() -> list[str]:
         async with opened(db) as store:
