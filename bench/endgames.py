@@ -1,0 +1,131 @@
+"""Endgames: from positions where the defenders are down to a few men, how often and how fast the
+AI as attackers converts (captures the king, or encircles) against the AI defending.
+
+The positions are taken from the real games in tests/data: in each game, the first position
+where the defenders have at most ``--men`` men beside the king and the attackers at least
+``--attackers``, with the attackers to move. Both sides are played by the same AI at ``--time``
+seconds a move, for at most ``--plies`` plies.
+
+Prints per variant: positions, the attackers' wins within the limit (and their mean length),
+the defenders' wins, and the games still open or drawn. The issue's goal: the attackers convert
+at least 90% of lone-king positions within 60 plies.
+
+Run from the repository root: ``python bench/endgames.py [--time 0.2] [--plies 60] [--men 0]
+[--limit 20] [--processes 2]``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from engine import Game, Piece, Side  # noqa: E402
+from engine.ai import choose_move  # noqa: E402
+from engine.record import parse_data_line  # noqa: E402
+
+DATA = ROOT / "tests" / "data"
+VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.csv"}
+
+
+@dataclass(frozen=True)
+class Start:
+    """An endgame position: variant, OTN position, the game and ply it came from."""
+
+    variant: str
+    position: str
+    source: str
+
+
+@dataclass(frozen=True)
+class Result:
+    winner: Side | None
+    plies: int
+    reason: str
+
+
+def endgames(variant: str, men: int, attackers: int) -> Iterator[Start]:
+    """The first qualifying position (attackers to move) of each recorded game of ``variant``."""
+    for number, line in enumerate(VARIANTS[variant].read_text().splitlines(), start=1):
+        if not line.strip():
+            continue
+        game = Game(variant)
+        for ply_number, recorded in enumerate(parse_data_line(line).moves, start=1):
+            if game.outcome is not None:
+                break
+            game.play(recorded.move)
+            counts = {piece: 0 for piece in Piece}
+            for piece in game.pieces().values():
+                counts[piece] += 1
+            if (
+                game.outcome is None
+                and game.turn is Side.ATTACKERS
+                and counts[Piece.KING] == 1
+                and counts[Piece.DEFENDER] <= men
+                and counts[Piece.ATTACKER] >= attackers
+            ):
+                yield Start(variant, game.position(), f"game {number}, ply {ply_number}")
+                break
+
+
+def play_out(start: Start, seconds: float, plies: int) -> Result:
+    """The AI against itself from ``start``, attackers to move."""
+    game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
+    while game.outcome is None and len(game.history) < plies:
+        game.push(choose_move(game, time_limit=seconds, seed=len(game.history)))
+    outcome = game.outcome
+    if outcome is None:
+        return Result(None, len(game.history), "open")
+    return Result(outcome.winner, len(game.history), str(outcome.reason))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--time", type=float, default=0.2, help="the AI's seconds a move")
+    parser.add_argument("--plies", type=int, default=60, help="plies before a game counts open")
+    parser.add_argument("--men", type=int, default=0, help="defenders beside the king, at most")
+    parser.add_argument("--attackers", type=int, default=4, help="attackers, at least")
+    parser.add_argument("--limit", type=int, default=20, help="positions per variant, at most")
+    parser.add_argument("--processes", type=int, default=2)
+    args = parser.parse_args()
+    if not (args.time > 0 and args.plies > 0 and args.limit > 0 and args.processes > 0):
+        parser.error("--time, --plies, --limit and --processes take positive numbers")
+    print(
+        f"the AI against itself, {args.time:g} s a move, at most {args.plies} plies, from "
+        f"positions with the king and at most {args.men} defenders against at least "
+        f"{args.attackers} attackers (attackers to move)"
+    )
+    started = time.perf_counter()
+    with ProcessPoolExecutor(args.processes) as pool:
+        for variant in VARIANTS:
+            starts = list(endgames(variant, args.men, args.attackers))[: args.limit]
+            results = list(
+                pool.map(play_out, starts, [args.time] * len(starts), [args.plies] * len(starts))
+            )
+            won = [r for r in results if r.winner is Side.ATTACKERS]
+            lost = [r for r in results if r.winner is Side.DEFENDERS]
+            share = len(won) / len(results) if results else float("nan")
+            mean = statistics.mean(r.plies for r in won) if won else float("nan")
+            print(
+                f"{variant}: {len(results)} positions; attackers won {len(won)} "
+                f"({share:.0%}, in {mean:.0f} plies on average), defenders won {len(lost)}, "
+                f"open or drawn {len(results) - len(won) - len(lost)}"
+            )
+            reasons: dict[str, int] = {}
+            for result in results:
+                reasons[result.reason] = reasons.get(result.reason, 0) + 1
+            print("  endings: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())))
+    print(f"{time.perf_counter() - started:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
