@@ -56,9 +56,14 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     from bot.storage import db_target
 
-    db_help = (
-        f"the database: a SQLite file or a postgresql:// URL (default: $TAFL_DB, or ./{DEFAULT_DB})"
-    )
+    def takes_db(command: argparse.ArgumentParser) -> None:
+        command.add_argument(
+            "--db",
+            metavar="DB",
+            type=db_target,
+            help="the database: a SQLite file or a postgresql:// URL"
+            f" (default: $TAFL_DB, or ./{DEFAULT_DB})",
+        )
 
     play = commands.add_parser(
         "play",
@@ -76,7 +81,7 @@ def build_parser() -> argparse.ArgumentParser:
         " string",
     )
     play.add_argument("--resume", action="store_true", help="continue the unfinished game")
-    play.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    takes_db(play)
     play.add_argument(
         "--png",
         metavar="DIR",
@@ -99,7 +104,7 @@ def build_parser() -> argparse.ArgumentParser:
     play.set_defaults(run=run_play)
 
     bot = commands.add_parser("bot", help="run the Discord bot (needs DISCORD_TOKEN)")
-    bot.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    takes_db(bot)
     bot.add_argument("--sync", action="store_true", help="sync the slash commands at start-up")
     bot.add_argument(
         "--guild",
@@ -165,7 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Exit 0 when the database opens and the running bot wrote its heartbeat"
         " lately; 1 with the reason otherwise. For Docker's HEALTHCHECK.",
     )
-    health.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    takes_db(health)
     health.set_defaults(run=run_health)
 
     db = commands.add_parser(
@@ -175,7 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     current = actions.add_parser("current", help="print the database's schema version")
     migrate = actions.add_parser("migrate", help="apply the pending migrations and exit")
     for action in (current, migrate):
-        action.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+        takes_db(action)
     current.set_defaults(run=run_db_current)
     migrate.set_defaults(run=run_db_migrate)
     copy = actions.add_parser(
@@ -202,13 +207,13 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compute every rating and its history again from the stored rated games,"
         " in the order they finished (the numbers the games gave as they finished).",
     )
-    rebuild.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    takes_db(rebuild)
     rebuild.set_defaults(run=run_ratings_rebuild)
 
     stats = commands.add_parser(
         "stats", help="your ratings, results and last games (from the game database)"
     )
-    stats.add_argument("--db", metavar="DB", type=db_target, help=db_help)
+    takes_db(stats)
     stats.add_argument(
         "--player",
         metavar="ID",
