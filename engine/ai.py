@@ -33,6 +33,7 @@ from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
 from engine.board import squares_of
+from engine.book import book_move
 from engine.errors import IllegalMoveError, Refusal
 from engine.game import Game
 from engine.halatafl import MIN_PIECES, HalataflGame
@@ -103,12 +104,18 @@ class _OutOfTime(Exception):
 
 
 def choose_move(
-    game: Game, *, time_limit: float = 1.0, depth: int | None = None, seed: int | None = None
+    game: Game,
+    *,
+    time_limit: float = 1.0,
+    depth: int | None = None,
+    seed: int | None = None,
+    book: bool = True,
 ) -> Move:
     """A good legal move for the side to move, found within about ``time_limit`` seconds.
 
     ``depth`` caps the search depth (plies); ``seed`` makes the choice among equal moves
-    repeatable. Raises IllegalMoveError when the game is over or there is no move.
+    repeatable; ``book`` plays the opening book's move where it has one (engine/book.py).
+    Raises IllegalMoveError when the game is over or there is no move.
     """
     deadline = time.perf_counter() + max(time_limit, 0.0)
     if game.outcome is not None:
@@ -120,6 +127,8 @@ def choose_move(
     winning = _immediate_win(game, moves)
     if winning is not None or len(moves) == 1:
         return winning or moves[0]
+    if book and (opening := book_move(game, seed)) is not None:
+        return opening
     search = Search(game, deadline)
     return search.best_move(moves, depth or MAX_DEPTH)
 
