@@ -2,9 +2,10 @@
 
 A book is built from the game lines of ``tests/data`` (``engine.record.parse_data_line``): every
 position of a game's first ``BOOK_PLIES`` plies from the variant's start, keyed by the board and
-the side to move, with each move played there in at least ``MIN_GAMES`` decided games and the
-mover's results after it (a game lost on time counts as the record's winner says). The books ship
-as text files in ``engine/books/``, one per variant; rebuild one with::
+the side to move (a position and its rotations and reflections count as one), with each move
+played there in at least ``MIN_GAMES`` decided games and the mover's results after it (a game
+lost on time counts as the record's winner says). The books ship as text files in
+``engine/books/``, one per variant; rebuild one with::
 
     python -m engine.book tests/data/copenhagen.csv copenhagen > engine/books/copenhagen.txt
 
@@ -27,8 +28,9 @@ from importlib import resources
 
 from engine.errors import RecordError, TaflError
 from engine.game import Game
+from engine.opentafl import format_position
 from engine.record import parse_data_line
-from engine.types import Move, Side
+from engine.types import Move, Side, Square
 from engine.variants import VARIANTS
 
 __all__ = [
@@ -41,19 +43,24 @@ __all__ = [
     "build_book",
     "format_book",
     "parse_book",
+    "symmetries_of",
 ]
 
 BOOK_PLIES = 12
 """How many plies from the start a book covers."""
 MIN_GAMES = 3
 """The fewest decided games a move needs at a position to be listed there."""
-CONFIDENCE_Z = 1.645
-"""The normal quantile of the lower bound on a move's score (one-sided 95%)."""
+CONFIDENCE_Z = 2.576
+"""The normal quantile of the lower bound on a move's score: 2.576 (99%, two-sided) keeps a
+move won 6 times in 7 from beating the main line (613 of 1346, Copenhagen's first move)."""
 NEAR_TIE = 0.01
 """Moves whose bounds are this close to the best one's are equally good; a seed picks one."""
 
 Key = tuple[str, Side]
-"""A position as a book knows it: the OTN board and the side to move."""
+"""A position as a book knows it: the OTN board (the least of its images, ``Book.oriented``) and
+the side to move."""
+Symmetry = tuple[Square, ...]
+"""A rotation or reflection of the board: the image of each square."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,26 +97,101 @@ class Book:
     games: int
     """The decided games it was built from."""
     positions: dict[Key, tuple[int, tuple[BookMove, ...]]]
+    symmetries: tuple[Symmetry, ...]
+    """The symmetries of the variant (``symmetries_of``): positions and moves that are images
+    of each other under them count as one."""
+
+    def oriented(self, game: Game) -> tuple[Key, list[Symmetry]]:
+        """The game's position as the book keys it, the least of its images (as OTN text), and
+        the symmetries that give that image."""
+        pieces = game.pieces()
+        images = [
+            (format_position({symmetry[q]: p for q, p in pieces.items()}, game.size), symmetry)
+            for symmetry in self.symmetries
+        ]
+        least = min(text for text, _ in images)
+        return (least, game.turn), [symmetry for text, symmetry in images if text == least]
 
     def moves_at(self, game: Game) -> tuple[BookMove, ...]:
-        """The listed moves at the game's position (none out of book)."""
+        """The listed moves at the game's position (none out of book), in the book's
+        orientation of it."""
         if len(game.history) >= BOOK_PLIES:
             return ()
-        entry = self.positions.get((game.position(), game.turn))
+        entry = self.positions.get(self.oriented(game)[0])
         return entry[1] if entry else ()
+
+    def entry(self, game: Game, move: Move) -> BookMove | None:
+        """What the book lists for ``move`` at the game's position (images of it included)."""
+        if len(game.history) >= BOOK_PLIES:
+            return None
+        key, symmetries = self.oriented(game)
+        text = min(str(_image(move, symmetry)) for symmetry in symmetries)
+        _, listed = self.positions.get(key, (0, ()))
+        return next((entry for entry in listed if entry.move == text), None)
 
     def choose(self, game: Game, seed: int | None = None) -> Move | None:
         """Of the moves listed at the game's position, the one with the best bound (``seed``
-        picks among near ties); None out of book or when the rules refuse the move."""
-        listed = self.moves_at(game)
-        if not listed or game.outcome is not None:
+        picks among near ties and among the images of a move on a symmetric board); None out
+        of book or when the rules refuse the move."""
+        if game.outcome is not None or len(game.history) >= BOOK_PLIES:
             return None
+        key, symmetries = self.oriented(game)
+        _, listed = self.positions.get(key, (0, ()))
+        if not listed:
+            return None
+        rng = random.Random(seed)
         best = max(entry.bound for entry in listed)
         near = sorted(entry.move for entry in listed if entry.bound >= best - NEAR_TIE)
         try:
-            return game.parse_move(random.Random(seed).choice(near))
+            chosen = Move.parse(rng.choice(near), game.size)
+            images = {str(_image(chosen, _inverse(symmetry))) for symmetry in symmetries}
+            return game.parse_move(rng.choice(sorted(images)))
         except TaflError:
             return None  # a book line the rules refuse is never played
+
+
+@cache
+def _board_symmetries(size: int) -> tuple[Symmetry, ...]:
+    """The eight rotations and reflections of a square board, the identity first."""
+
+    def image(square: Square, turns: int, flip: bool) -> Square:
+        file, rank = square % size, square // size
+        if flip:
+            file = size - 1 - file
+        for _ in range(turns):
+            file, rank = rank, size - 1 - file
+        return rank * size + file
+
+    return tuple(
+        tuple(image(square, turns, flip) for square in range(size * size))
+        for flip in (False, True)
+        for turns in range(4)
+    )
+
+
+@cache
+def symmetries_of(variant: str) -> tuple[Symmetry, ...]:
+    """The board's symmetries that leave the variant's start as it is (the identity first).
+    Tafl rules have no direction (every corner, edge and the throne alike), so these leave the
+    whole game as it is."""
+    game = Game(variant)
+    pieces = game.pieces()
+    return tuple(
+        symmetry
+        for symmetry in _board_symmetries(game.size)
+        if {symmetry[q]: p for q, p in pieces.items()} == pieces
+    )
+
+
+def _image(move: Move, symmetry: Symmetry) -> Move:
+    return Move(move.size, tuple(symmetry[q] for q in move.path))
+
+
+def _inverse(symmetry: Symmetry) -> Symmetry:
+    inverse = [0] * len(symmetry)
+    for square, target in enumerate(symmetry):
+        inverse[target] = square
+    return tuple(inverse)
 
 
 # -- building and the text form ----------------------------------------------------------------
@@ -118,6 +200,8 @@ class Book:
 def build_book(lines: Iterable[str], variant: str) -> Book:
     """The book of ``variant`` from CSV game lines; RecordError names a line that can't be read
     or played."""
+    symmetries = symmetries_of(variant)
+    oriented = Book(variant, 0, {}, symmetries).oriented
     tally: dict[Key, dict[str, list[int]]] = defaultdict(lambda: defaultdict(lambda: [0, 0, 0]))
     first_ply: dict[Key, int] = {}
     decided = 0
@@ -137,18 +221,19 @@ def build_book(lines: Iterable[str], variant: str) -> Book:
         for recorded in data.moves[:BOOK_PLIES]:
             if game.outcome is not None:
                 break
-            key = (game.position(), game.turn)
+            key, frames = oriented(game)
             first_ply[key] = min(first_ply.get(key, BOOK_PLIES), len(game.history))
             try:
                 move = game.parse_move(recorded.move)
                 game.push(move)
             except TaflError as error:
                 raise RecordError(f"line {number}, {recorded.move}: {error}") from None
-            if (key, str(move)) in counted:
+            text = min(str(_image(move, symmetry)) for symmetry in frames)
+            if (key, text) in counted:
                 continue  # a game counts once per position and move
-            counted.add((key, str(move)))
+            counted.add((key, text))
             result = 1 if winner is None else 0 if winner is key[1] else 2
-            tally[key][str(move)][result] += 1
+            tally[key][text][result] += 1
     positions: dict[Key, tuple[int, tuple[BookMove, ...]]] = {}
     for key, moves in tally.items():
         listed = tuple(
@@ -163,7 +248,7 @@ def build_book(lines: Iterable[str], variant: str) -> Book:
         )
         if listed:
             positions[key] = (first_ply[key], listed)
-    return Book(variant, decided, positions)
+    return Book(variant, decided, positions, symmetries)
 
 
 _HEADER = "# ply side position move wins draws losses (the results of the side to move)"
@@ -174,6 +259,8 @@ def format_book(book: Book) -> str:
     lines = [
         f"# Opening book of {book.variant} (engine/book.py): {book.games} decided games, "
         f"the first {BOOK_PLIES} plies, moves played in at least {MIN_GAMES} of them.",
+        "# A position and its mirror images (rotations, reflections) are one: each is written as"
+        " the least image, with its moves as they are there.",
         _HEADER,
     ]
     for (position, turn), (ply, moves) in sorted(
@@ -205,7 +292,7 @@ def parse_book(text: str, variant: str) -> Book:
                 f"book line {number}: expected 'ply side position move wins draws losses'"
             ) from None
     positions = {key: (ply, tuple(moves)) for key, (ply, moves) in grouped.items()}
-    return Book(variant, games, positions)
+    return Book(variant, games, positions, symmetries_of(variant))
 
 
 # -- playing from a book -----------------------------------------------------------------------

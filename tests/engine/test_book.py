@@ -21,6 +21,7 @@ from engine.book import (
     build_book,
     format_book,
     parse_book,
+    symmetries_of,
 )
 from engine.opentafl import rules_to_opentafl
 from engine.record import parse_data_line
@@ -31,6 +32,24 @@ VARIANTS = ["copenhagen", "brandubh"]
 
 def data_lines(variant: str) -> list[str]:
     return (DATA / f"{variant}.csv").read_text(encoding="utf-8").splitlines()
+
+
+def mirror_images(move: str, size: int) -> set[str]:
+    """The move ``d1-d3`` and its images under the board's rotations and reflections."""
+
+    def turned(square: str, turns: int, flip: bool) -> str:
+        file, rank = ord(square[0]) - 97, int(square[1:]) - 1
+        if flip:
+            file = size - 1 - file
+        for _ in range(turns):
+            file, rank = rank, size - 1 - file
+        return f"{chr(97 + file)}{rank + 1}"
+
+    return {
+        "-".join(turned(square, turns, flip) for square in move.split("-"))
+        for turns in range(4)
+        for flip in (False, True)
+    }
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -68,6 +87,7 @@ def test_the_lower_bound_prefers_many_good_games_to_one_win() -> None:
     assert BookMove("a1-a2", 40, 0, 20).bound > BookMove("b1-b2", 1, 0, 0).bound
     assert BookMove("a1-a2", 40, 0, 20).bound < 40 / 60
     assert BookMove("a1-a2", 1, 2, 1).score == 0.5
+    assert BookMove("a4-c4", 613, 7, 726).bound > BookMove("a4-b4", 6, 0, 1).bound
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
@@ -80,14 +100,14 @@ def test_at_the_start_the_book_plays_a_move_players_chose_that_scores_best(varia
             first_moves[str(game.parse_move(data.moves[0].move))] += 1
     book = book_for(variant)
     assert book is not None
-    listed = {entry.move: entry for entry in book.moves_at(game)}
-    best = max(entry.bound for entry in listed.values())
+    best = max(entry.bound for entry in book.moves_at(game))
     for seed in range(4):
         move = book_move(game, seed)
         assert move is not None and move in game.legal_moves()
-        assert first_moves[str(move)] >= MIN_GAMES
-        assert listed[str(move)].bound >= best - NEAR_TIE
-        assert first_moves[str(move)] == listed[str(move)].games
+        images = mirror_images(str(move), game.size)
+        entry = book.entry(game, move)
+        assert entry is not None and entry.bound >= best - NEAR_TIE
+        assert entry.games == sum(first_moves[image] for image in images) >= MIN_GAMES
 
 
 def test_the_book_follows_a_recorded_line_and_stops_after_its_plies() -> None:
@@ -141,7 +161,7 @@ def test_a_game_over_and_a_variant_without_a_book_get_no_book() -> None:
 def test_a_book_move_the_rules_refuse_is_never_played() -> None:
     game = Game("brandubh")
     start = (game.position(), game.turn)
-    wrong = Book("brandubh", 9, {start: (0, (BookMove("d4-d1", 9, 0, 0),))})
+    wrong = Book("brandubh", 9, {start: (0, (BookMove("d4-d1", 9, 0, 0),))}, ((*range(49),),))
     assert wrong.choose(game, seed=0) is None
 
 
@@ -151,3 +171,19 @@ def test_choose_move_plays_the_book_unless_told_not_to() -> None:
         for seed in range(3):
             assert choose_move(game, depth=1, seed=seed) == book_move(game, seed)
             assert choose_move(game, depth=1, seed=seed, book=False) in game.legal_moves()
+
+
+def test_mirror_images_of_a_position_share_their_book_moves() -> None:
+    assert len(symmetries_of("copenhagen")) == 8
+    book = book_for("copenhagen")
+    assert book is not None
+    left, right = Game("copenhagen"), Game("copenhagen")
+    left.play("d1-d3")
+    right.play("h1-h3")  # the mirror image of d1-d3, left to right
+    reply = book_move(left, seed=0)
+    assert reply is not None
+    mirrored = "-".join(
+        f"{chr(97 + 10 - (ord(square[0]) - 97))}{square[1:]}" for square in str(reply).split("-")
+    )
+    assert mirrored in {str(move) for move in right.legal_moves()}
+    assert book.entry(right, right.parse_move(mirrored)) == book.entry(left, reply) is not None
