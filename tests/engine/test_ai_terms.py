@@ -115,7 +115,7 @@ def greedy_move(game: Game, rng: random.Random) -> Move:
 
 def play(variant: str, ai_side: Side, opponent: str, seed: int, depth: int) -> Game:
     """A game of the AI at ``depth`` against ``opponent`` ("random" or "greedy", seeded), up to
-    150 plies."""
+    150 plies; the AI searches from the first move (no opening book: these test the search)."""
     rng = random.Random(seed)
     game = Game(variant)
     other = random_move if opponent == "random" else greedy_move
@@ -123,7 +123,7 @@ def play(variant: str, ai_side: Side, opponent: str, seed: int, depth: int) -> G
         if game.outcome is not None:
             break
         if game.turn is ai_side:
-            move = choose_move(game, depth=depth, time_limit=60, seed=seed + ply)
+            move = choose_move(game, depth=depth, time_limit=60, seed=seed + ply, book=False)
         else:
             move = other(game, rng)
         game.push(move)
