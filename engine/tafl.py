@@ -657,14 +657,29 @@ class TaflGame(Game):
         Strong near the throne: strong on or next to the throne, weak elsewhere. Weak: like a
         man, between the hammer and an anvil beyond him.
         """
+        return self._king_taken(hammer, self._att)
+
+    def king_capture_squares(self) -> Bitboard:
+        """The empty squares next to the king where an attacker, arriving, would capture him
+        (whether one can get there or not)."""
+        g = self._geo
+        empty = g.neighbours[self._king] & ~(self._att | self._dfd)
+        return sum(
+            g.bit[square]
+            for square in squares_of(empty)
+            if self._king_taken(square, self._att | g.bit[square])
+        )
+
+    def _king_taken(self, hammer: Square, att: Bitboard) -> bool:
+        """``_king_captured`` with the attackers on ``att`` (the hammer among them)."""
         g = self._geo
         king = self._king
         if not g.neighbours[king] >> hammer & 1:
             return False
         t = self._tables
         rules = t.rules
-        occupied = self._att | self._dfd | g.bit[king]
-        closed = self._att | t.hostile_to(DEFENDERS, occupied)
+        occupied = att | self._dfd | g.bit[king]
+        closed = att | t.hostile_to(DEFENDERS, occupied)
         strength = rules.king_strength
         if strength is KingStrength.STRONG_NEAR_THRONE:
             strength = STRONG if t.throne_zone >> king & 1 else WEAK
