@@ -27,17 +27,18 @@ the search gets.
 
 from __future__ import annotations
 
+import operator
 import random
 import time
 from collections.abc import Hashable, Iterator
 from dataclasses import dataclass
 
-from engine.board import squares_of
+from engine.board import Geometry, squares_of
 from engine.book import book_move
 from engine.errors import IllegalMoveError, Refusal
 from engine.game import Game
 from engine.halatafl import MIN_PIECES, HalataflGame
-from engine.rules import KingStrength
+from engine.rules import Escape, KingStrength
 from engine.tafl import TaflGame, tables_for
 from engine.types import Bitboard, Move, Outcome, Side, Square
 
@@ -51,43 +52,89 @@ _REPEATED = _WON - 1
 evaluation, below a forced result (less ``ply``, like a win)."""
 _CHECK_EVERY = 8
 """Nodes between two looks at the clock."""
+TIME_USED = 0.95
+"""The share of its time limit the search plans to use: the rest is for returning the move
+and for a node begun just before the deadline."""
 _TABLE_LIMIT = 200_000
 """Entries the table holds before it starts again (some 50 MB at most)."""
 QUIESCENCE_PLIES = 2
 """How many captures in a row the leaves still look at."""
+THREAT_PLIES = 3
+"""How many answers to a threat to end the game (the king's open line, his capture) the leaves
+still look at before they trust the evaluation."""
+NULL_FROM_DEPTH = 3
+NULL_REDUCTION = 2
+"""From this depth on, a node whose evaluation is already above what the other side allows
+first lets the side to move pass, searched this much shallower (null-move pruning)."""
 REDUCE_FROM_DEPTH = 3
 REDUCE_AFTER = 4
 """From this depth on, quiet moves after this many tried are first searched a ply shallower
 (and again in full only when that finds them better than the best so far)."""
 
+_ROOMS_KEPT = 50_000
+"""Attacker layouts whose regions the evaluation keeps before it starts again."""
+
 _HISTORY_CAP = 1 << 22
 """The most a move's history score (the cutoffs it made, by depth squared) grows to."""
 
-# Evaluation weights, in hundredths of an attacker (hnefatafl family) or a piece (Halatafl).
-ATTACKER_VALUE = 100
-DEFENDER_VALUE = 180
-KING_FREEDOM = 5
-"""Per empty square the king can reach in one move."""
-KING_OPEN_LINE = 180
-"""One open line to an escape square with the attackers to move: they must spend a move."""
-KING_TWO_LINES = 5_000
-"""The attackers to move cannot close every open line (two, or the escape square next to him)."""
-KING_FORK_NEXT = 2_500
-"""The king can reach a square from which one move cannot close every way out (the defenders
-to move), or two such squares along different lines (the attackers to move)."""
-KING_LINE_NEXT = 60
-"""Per line of the king leading to a square with an open line (twice when it cannot be
-closed)."""
-KING_ESCAPE_DISTANCE = 14
-"""Per step between the king and his nearest escape square."""
-KING_PRESSED = 40
-"""Per side of the king closed by an attacker or a square hostile to him."""
-KING_NEARLY_TAKEN = 160
-"""When one more closed side would capture the king."""
-KING_GUARD = 12
-"""Per defender next to the king."""
-CORNER_GUARD = 18
-"""Per attacker on a square that guards a corner (two or three steps from it)."""
+CORNER_WEIGHTS: dict[str, int] = {
+    "defender": 205,
+    "attacker": -100,
+    "king two lines": 5_000,
+    "king open line": 262,
+    "king fork next": 2_500,
+    "king line next": -14,
+    "king freedom": 20,
+    "king escape distance": -54,
+    "king pressed": -37,
+    "king nearly taken": -191,
+    "king guard": 50,
+    "corner guard": -13,
+    "king shut in": -211,
+    "king room": 5,
+    "ways out": 107,
+}
+"""The evaluation of the games where the king escapes to a corner: each term's weight, in
+hundredths of an attacker, for the defenders (the attackers count it against them). Fitted to
+the real Copenhagen and Brandubh games by bench/fit_weights.py, but for the two terms that stand
+for a near-certain escape (two lines, fork next), which the search confirms and the records
+seldom show (players resign). The terms, as ``_Tafl.terms`` counts them:
+
+- defender, attacker: the men on the board;
+- king two lines: the attackers to move cannot close every open line of the king (two, or the
+  escape square next to him); king open line: otherwise, per open line to an escape square;
+- king fork next: the king can reach a square from which one move cannot close every way out
+  (the defenders to move), or two such squares along different lines (the attackers to move);
+  king line next: per line of the king leading to a square with an open line (twice when it
+  cannot be closed);
+- king freedom: per empty square the king reaches in one move; king escape distance: per step
+  to his nearest escape square;
+- king pressed: per side of the king closed by an attacker or a square hostile to him (scaled
+  by the sides his strength rule needs); king nearly taken: when one more closed side would
+  capture him;
+- king guard: per defender next to the king; corner guard: per attacker two or three steps from
+  a corner;
+- king shut in: no square free of attackers leads from the king to an escape square; king room:
+  per square of that region (his room while the ring holds); ways out: per corner (or side of
+  the board, where the whole edge is an escape) the region reaches.
+"""
+EDGE_WEIGHTS: dict[str, int] = CORNER_WEIGHTS | {
+    "defender": 180,
+    "king open line": 180,
+    "king line next": 60,
+    "king freedom": 5,
+    "king escape distance": -14,
+    "king pressed": -40,
+    "king nearly taken": -160,
+    "king guard": 12,
+    "corner guard": -18,
+    "king shut in": 0,
+    "king room": 0,
+    "ways out": 0,
+}
+"""The evaluation of the games where the king escapes to the edge (Tablut, Tawlbwrdd): set by
+hand, as no records teach them; the fitted weights played worse there."""
+TAFL_TERMS = tuple(CORNER_WEIGHTS)
 HALATAFL_PIECE = 100
 HALATAFL_ADVANCE = 4
 """Per rank a Halatafl piece has come forward."""
@@ -117,7 +164,7 @@ def choose_move(
     repeatable; ``book`` plays the opening book's move where it has one (engine/book.py).
     Raises IllegalMoveError when the game is over or there is no move.
     """
-    deadline = time.perf_counter() + max(time_limit, 0.0)
+    deadline = time.perf_counter() + max(time_limit, 0.0) * TIME_USED
     if game.outcome is not None:
         raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
     moves = game.legal_moves()
@@ -151,7 +198,8 @@ move alone (the score depended on the path)."""
 
 class Search:
     """One search over ``game`` until ``deadline`` (``time.perf_counter()``). ``table``,
-    ``ordering``, ``quiescence`` and ``reductions`` off give a plain alpha-beta."""
+    ``ordering``, ``quiescence``, ``reductions``, ``threats`` (answered at the leaves) and
+    ``null_moves`` off give a plain alpha-beta."""
 
     def __init__(
         self,
@@ -162,6 +210,8 @@ class Search:
         ordering: bool = True,
         quiescence: bool = True,
         reductions: bool = True,
+        threats: bool = True,
+        null_moves: bool = True,
     ) -> None:
         self.game = game
         self.deadline = deadline
@@ -172,10 +222,12 @@ class Search:
         self.use_reductions = reductions
         self.score = 0
         self.quiescence_plies = QUIESCENCE_PLIES if quiescence else 0
+        self.answers_threats = threats
         self.table: dict[Hashable, _Entry] = {}
         self.killers: list[list[tuple[Square, ...]]] = [[] for _ in range(MAX_DEPTH + 1)]
         self.history: dict[tuple[Square, ...], int] = {}
         self.kind = _kind_of(game)
+        self.use_null = null_moves and self.kind.passes_are_safe
         self.scores_repetition = game.repetition_outcome() is not None
         """Whether the rules end a game on repetition (not when they ignore it)."""
         self.repetitions = 0
@@ -231,6 +283,20 @@ class Search:
         finally:
             game.undo()
 
+    def _passed(self, depth: int, alpha: int, beta: int, ply: int) -> int:
+        """The score after the side to move passes (a null move): when even that holds the
+        other side below what is needed, a real move surely would too."""
+        game = self.game
+        game.turn = game.turn.opponent
+        self.use_null = False  # never two passes on one line
+        try:
+            if depth <= 0:
+                return self._quiesce(alpha, beta, ply, self.quiescence_plies)
+            return self._negamax(depth, alpha, beta, ply)
+        finally:
+            self.use_null = True
+            game.turn = game.turn.opponent
+
     def _repeated(self, ply: int) -> int:
         """The score, for the side to move, of a position seen before in the game or the line:
         a third occurrence ends the game; a second scores as the rules score the third, short
@@ -268,6 +334,17 @@ class Search:
                 beta = min(beta, score)
             if alpha >= beta:
                 return score
+        if (
+            self.use_null
+            and depth >= NULL_FROM_DEPTH
+            and beta - alpha == 1
+            and abs(beta) < _WON
+            and self.kind.evaluate(ply) >= beta
+            and not self.kind.must_answer()
+        ):
+            score = -self._passed(depth - 1 - NULL_REDUCTION, -beta, 1 - beta, ply + 1)
+            if score >= beta:
+                return score if score < _WON else beta
         original_alpha = alpha
         repetitions = self.repetitions
         best_score, best_move = -WIN - 1, None
@@ -340,28 +417,42 @@ class Search:
         forcing, quiet = self._split(list(moves), 0, depth)
         return forcing + quiet
 
-    def _quiesce(self, alpha: int, beta: int, ply: int, plies_left: int) -> int:
-        """The leaf's score, looking on through captures for ``plies_left`` more plies."""
+    def _quiesce(
+        self, alpha: int, beta: int, ply: int, plies_left: int, answers_left: int = THREAT_PLIES
+    ) -> int:
+        """The leaf's score, looking on through captures for ``plies_left`` more plies and
+        through the answers to threats to end the game for ``answers_left``."""
         game = self.game
         self._tick()
         if game.outcome is not None:
             return _final_score(game.outcome, game.turn, ply)
-        stand = self.kind.evaluate(ply)
-        if plies_left <= 0 or stand >= beta or abs(stand) >= _WON:
-            return stand
-        captures = self.kind.captures()
-        alpha = max(alpha, stand)
-        for move in captures:
+        answers = self.kind.answers() if self.answers_threats and answers_left > 0 else None
+        if answers is not None:
+            # A threat to end the game next move: no standing pat; answer it or lose.
+            if not answers:
+                return -(WIN - ply - 1)
+            moves = answers
+            answers_left -= 1
+        else:
+            stand = self.kind.evaluate(ply)
+            if plies_left <= 0 or stand >= beta or abs(stand) >= _WON:
+                return stand
+            moves = self.kind.captures()
+            alpha = max(alpha, stand)
+            plies_left -= 1
+        best = -WIN - 1
+        for move in moves:
             game.push(move)
             try:
-                score = -self._quiesce(-beta, -alpha, ply + 1, plies_left - 1)
+                score = -self._quiesce(-beta, -alpha, ply + 1, plies_left, answers_left)
             finally:
                 game.undo()
+            best = max(best, score)
             if score > alpha:
                 alpha = score
                 if alpha >= beta:
                     break
-        return alpha
+        return alpha if answers is None else best
 
     def _remember_cutoff(self, move: Move, depth: int, ply: int) -> None:
         killers = self.killers[ply] if ply < len(self.killers) else []
@@ -395,6 +486,10 @@ def _from_table(score: int, ply: int) -> int:
 class _Kind:
     """What the search needs to know of one kind of game."""
 
+    passes_are_safe = False
+    """Whether a side is almost never worse off for having to move (no zugzwang), so that the
+    search may try a pass to prune."""
+
     def key(self) -> Hashable:
         """The board and the side to move."""
         raise NotImplementedError
@@ -411,6 +506,15 @@ class _Kind:
         """The legal moves that capture, most promising first."""
         raise NotImplementedError
 
+    def must_answer(self) -> bool:
+        """Whether the side to move faces a threat to end the game on the next move."""
+        return False
+
+    def answers(self) -> list[Move] | None:
+        """The moves that could parry the threat ``must_answer`` finds (none: the game is lost),
+        or None when there is no such threat."""
+        return None
+
 
 def _kind_of(game: Game) -> _Kind:
     if isinstance(game, TaflGame):
@@ -422,6 +526,8 @@ def _kind_of(game: Game) -> _Kind:
 
 class _Tafl(_Kind):
     """The hnefatafl family, on the engine's bitboards."""
+
+    passes_are_safe = True
 
     def __init__(self, game: TaflGame) -> None:
         self.game = game
@@ -451,6 +557,12 @@ class _Tafl(_Kind):
         )
         """The squares that share a rank or a file with an escape square."""
         self.strength = rules.king_strength
+        weights = CORNER_WEIGHTS if rules.escape is Escape.CORNERS else EDGE_WEIGHTS
+        self.weights = tuple(weights[term] for term in TAFL_TERMS)
+        self.rooms: dict[Bitboard, list[Bitboard]] = {}
+        """By the attackers' squares: the regions found so far (``_room``)."""
+        self.ways_out = _ways_out(g, tables.escape, rules.escape is Escape.CORNERS)
+        """The corners (each a group of escape squares), or the four sides of the board."""
 
     def key(self) -> Hashable:
         return self.game.bitboards, self.game.turn
@@ -517,6 +629,16 @@ class _Tafl(_Kind):
         return one, sure
 
     def evaluate(self, ply: int) -> int:
+        terms = self.terms()
+        if terms is None:
+            return WIN - ply - 1  # the king walks out, or is taken
+        value: int = sum(map(operator.mul, self.weights, terms))
+        return value if self.game.turn is Side.DEFENDERS else -value
+
+    def terms(self) -> list[int] | None:
+        """The position's count of each of TAFL_WEIGHTS' terms, or None when the side to move
+        wins with its next move: the defenders with the king on an open line to an escape
+        square, the attackers by taking him."""
         game = self.game
         g = self.geometry
         att, dfd, king = game.bitboards
@@ -524,28 +646,55 @@ class _Tafl(_Kind):
         occupied = att | dfd | king_bit
         defending = game.turn is Side.DEFENDERS
         open_lines, reach, _, reached = self._king_lines(king, occupied)
-        if open_lines and defending:
-            return WIN - ply - 1  # the king walks out
-        value = dfd.bit_count() * DEFENDER_VALUE - att.bit_count() * ATTACKER_VALUE
-        if open_lines and self._escape_threat(king, occupied) == 2:
-            value += KING_TWO_LINES
+        if (open_lines and defending) or (not defending and self._king_takeable()):
+            return None
+        two_lines = open_lines and self._escape_threat(king, occupied) == 2
+        if two_lines:
+            one = sure = fork = 0
         else:
-            value += KING_OPEN_LINE * open_lines
             one, sure = self._next_threats(reached, occupied ^ king_bit)
-            if sure and (defending or sure > 1):
-                value += KING_FORK_NEXT
-            value += KING_LINE_NEXT * (one + 2 * sure)
-        value += KING_FREEDOM * reach - KING_ESCAPE_DISTANCE * self.escape_distance[king]
-        value -= self._king_danger(king, att, occupied)
-        value += KING_GUARD * (g.neighbours[king] & dfd).bit_count()
-        value -= CORNER_GUARD * (att & self.corner_guards).bit_count()
-        return value if defending else -value
+            fork = sure and (defending or sure > 1)
+        pressed, nearly = self._king_pressed(king, att, occupied)
+        room = self._room(king_bit, att)
+        ways_out = sum(1 for way in self.ways_out if room & way)
+        return [
+            dfd.bit_count(),
+            att.bit_count(),
+            1 if two_lines else 0,
+            0 if two_lines else open_lines,
+            1 if fork else 0,
+            one + 2 * sure,
+            reach,
+            self.escape_distance[king],
+            pressed,
+            nearly,
+            (g.neighbours[king] & dfd).bit_count(),
+            (att & self.corner_guards).bit_count(),
+            0 if ways_out else 1,
+            room.bit_count() if not ways_out else 0,
+            ways_out,
+        ]
 
-    def _king_danger(self, king: Square, att: Bitboard, occupied: Bitboard) -> int:
-        """What the attackers around the king are worth to them: per side closed (scaled by
-        how many sides his strength rule needs), more when one more move could take him (the
-        last side but one closed; for a king taken between two, per line closed on one side
-        and empty on the other)."""
+    def _room(self, king_bit: Bitboard, att: Bitboard) -> Bitboard:
+        """The squares the king's square connects to through squares free of attackers."""
+        rooms = self.rooms.get(att)
+        if rooms is None:
+            if len(self.rooms) > _ROOMS_KEPT:
+                self.rooms.clear()
+            rooms = self.rooms[att] = []
+        else:
+            for room in rooms:
+                if room & king_bit:
+                    return room
+        room = self.geometry.flood(king_bit, self.geometry.full & ~att)
+        rooms.append(room)
+        return room
+
+    def _king_pressed(self, king: Square, att: Bitboard, occupied: Bitboard) -> tuple[int, int]:
+        """The sides of the king closed by attackers or squares hostile to him, in quarters of
+        what his strength rule needs (a king taken between two counts each side twice), and
+        how many more moves could take him at once (the last side but one closed; for a king
+        taken between two, per line closed on one side and empty on the other)."""
         g = self.geometry
         closed_by = att | self.tables.hostile_to(Side.DEFENDERS, occupied)
         off_board = g.off_board
@@ -554,13 +703,11 @@ class _Tafl(_Kind):
         closed = [side != off_board and bool(closed_by >> side & 1) for side in sides]
         if needed == 2:
             empty = [side != off_board and not occupied >> side & 1 for side in sides]
-            nearly = sum(closed[i] and empty[i ^ 1] for i in range(4))
-            return KING_PRESSED * 2 * sum(closed) + KING_NEARLY_TAKEN * nearly
+            return 2 * sum(closed), sum(closed[i] and empty[i ^ 1] for i in range(4))
         count = sum(closed)
         if self.strength is KingStrength.STRONG_OR_3_AT_EDGE:
             count += sides.count(off_board)
-        danger = KING_PRESSED * count * 4 // needed
-        return danger + KING_NEARLY_TAKEN if count >= needed - 1 else danger
+        return count * 4 // needed, 1 if count >= needed - 1 else 0
 
     def _sides_to_capture(self, king: Square) -> int:
         strength = self.strength
@@ -604,6 +751,72 @@ class _Tafl(_Kind):
 
     def captures(self) -> list[Move]:
         return self.game.capturing_moves()
+
+    def answers(self) -> list[Move] | None:
+        """The answers to a threat: the attackers' moves onto the king's open lines or next to
+        him (which may take him); every move of the defenders."""
+        if not self.must_answer():
+            return None
+        game = self.game
+        if game.turn is Side.DEFENDERS:
+            forcing, quiet = self.split(game.legal_moves())
+            return forcing + quiet  # many ways to save him: the search sees them all
+        att, dfd, king = game.bitboards
+        g = self.geometry
+        _, _, lines, _ = self._king_lines(king, att | dfd | g.bit[king])
+        targets = lines | g.neighbours[king]
+        return [move for move in game.legal_moves() if targets >> move.path[1] & 1]
+
+    def _king_takeable(self) -> bool:
+        """Whether an attacker can reach, in one move, a square where he would take the king."""
+        game = self.game
+        squares = game.king_capture_squares()
+        if not squares:
+            return False
+        att, dfd, king = game.bitboards
+        occupied = att | dfd | self.geometry.bit[king]
+        passable = self.tables.men_pass
+        rays = self.geometry.rays
+        for square in squares_of(squares & self.tables.men_stops):
+            for ray in rays[square]:
+                for step in ray:
+                    if occupied >> step & 1:
+                        if att >> step & 1:
+                            return True
+                        break
+                    if not passable >> step & 1:
+                        break
+        return False
+
+    def must_answer(self) -> bool:
+        """The attackers to move, and the king has an open line to an escape square; or the
+        defenders to move, and an attacker can take the king."""
+        game = self.game
+        if game.turn is not Side.ATTACKERS:
+            return self._king_takeable()
+        att, dfd, king = game.bitboards
+        occupied = att | dfd
+        escape = self.escape
+        for ray in self.geometry.rays[king]:
+            for square in ray:
+                if occupied >> square & 1:
+                    break
+                if escape >> square & 1:
+                    return True
+        return False
+
+
+def _ways_out(g: Geometry, escape: Bitboard, corners: bool) -> list[Bitboard]:
+    """The escape squares in groups: each corner's, or each side's where the edge escapes."""
+    if not corners:
+        return [g.first_rank, g.last_rank, g.first_file, g.last_file]
+    groups: list[Bitboard] = []
+    left = escape
+    while left:
+        group = g.flood(left & -left, left)
+        groups.append(group)
+        left &= ~group
+    return groups
 
 
 class _Halatafl(_Kind):
@@ -741,7 +954,7 @@ def choose_move_at(
     seconds, whichever is shorter. ``seed`` makes the chance repeatable (and, with a depth, the
     move). Raises IllegalMoveError when the game is over or there is no move."""
     seconds = level.seconds if time_limit is None else min(level.seconds, time_limit)
-    deadline = time.perf_counter() + max(seconds, 0.0)
+    deadline = time.perf_counter() + max(seconds, 0.0) * TIME_USED
     if not level.noise and not level.random_share:
         return choose_move(game, time_limit=seconds, depth=level.depth, seed=seed)
     moves = game.legal_moves() if game.outcome is None else []

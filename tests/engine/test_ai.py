@@ -217,7 +217,14 @@ def played_in(variant: str, plies: int, seed: int) -> Game:
 
 
 def plain_score(game: Game, depth: int) -> tuple[Move, int]:
-    search = Search(game, time.perf_counter() + 60, table=False, ordering=False, reductions=False)
+    search = Search(
+        game,
+        time.perf_counter() + 60,
+        table=False,
+        ordering=False,
+        reductions=False,
+        null_moves=False,
+    )
     return search.best_move(game.legal_moves(), depth), search.score
 
 
@@ -238,7 +245,7 @@ def test_the_table_and_the_ordering_change_no_result(variant: str, plies: int, s
     game = played_in(variant, plies, seed)
     depth = 3
     _, score = plain_score(game, depth)
-    full = Search(game, time.perf_counter() + 60, reductions=False)
+    full = Search(game, time.perf_counter() + 60, reductions=False, null_moves=False)
     move = full.best_move(game.legal_moves(), depth)
     assert full.score == score
     assert abs(score) < WIN - 100  # no forced result: the positions test the evaluation
@@ -430,7 +437,7 @@ def test_the_table_changes_no_result_with_repetitions_about() -> None:
     for plies in (3, 4, 5, 6):
         game = shuffled(COPENHAGEN, "defenders", DEFENDERS_FIRST, plies)
         _, score = plain_score(game, 3)
-        full = Search(game, time.perf_counter() + 60, reductions=False)
+        full = Search(game, time.perf_counter() + 60, reductions=False, null_moves=False)
         full.best_move(game.legal_moves(), 3)
         assert full.score == score, plies
 
@@ -448,3 +455,87 @@ def test_the_table_keeps_only_the_move_of_a_score_found_through_a_repetition() -
     (depth, _, _, move), (fresh_depth, _, _, fresh_move) = entries
     assert (depth, str(move)) == (-1, "h9-h8")
     assert fresh_depth == 1 and str(fresh_move) != "h9-h8"
+
+
+# -- threats answered at the leaves, passes --------------------------------------------------------
+
+
+def leaf_score(game: Game, *, threats: bool) -> int:
+    """The quiescence's score of ``game`` for the side to move."""
+    search = Search(game, time.perf_counter() + 60, threats=threats)
+    return search._quiesce(-WIN - 1, WIN + 1, 0, QUIESCENCE_PLIES)
+
+
+# Brandubh, the attackers to move; the king on d7 has one open line, e7 f7 to the g7 corner. His
+# men on c7, d6, e6 and f6 keep every attacker off e7, f7 and the squares next to him.
+UNSTOPPABLE = {"K": "d7", "T": "c7 d6 e6 f6", "t": "b2 c2 g3"}
+
+
+def test_a_leaf_facing_an_escape_no_move_can_stop_is_lost() -> None:
+    game = setup("brandubh", **UNSTOPPABLE)
+    assert leaf_score(game, threats=True) == -(WIN - 1)
+    assert leaf_score(game, threats=False) > -(WIN - 1_000)  # the evaluation alone misses it
+
+
+def test_a_leaf_facing_an_escape_a_move_can_stop_is_not_lost() -> None:
+    """e2-e7 closes the line once e6 is empty."""
+    game = setup("brandubh", **(UNSTOPPABLE | {"T": "c7 d6 f6", "t": "b2 c2 e2"}))
+    assert "e2-e7" in map(str, game.legal_moves())
+    assert abs(leaf_score(game, threats=True)) < WIN - 1_000
+
+
+def test_the_king_makes_an_escape_no_move_can_stop() -> None:
+    """One ply deep, the defenders see that d5-d7 leaves the attackers no answer (without the
+    threats answered at the leaves, the open line is worth less than a man)."""
+    game = setup("brandubh", "defenders", K="d5", T="c7 d3 e6 f6", t="b2 c2 g3 c5 e4")
+    assert str(choose_move(game, depth=1, seed=0, book=False)) == "d5-d7"
+    search = Search(game, time.perf_counter() + 60)
+    search.best_move(game.legal_moves(), 1)
+    assert search.score >= WIN - 1_000
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen"])
+def test_passing_prunes_and_leaves_the_game_as_it_was(variant: str) -> None:
+    """Null moves cut the tree at a fixed depth; the position and turn come back intact."""
+    nodes = {True: 0, False: 0}
+    for seed in range(3):
+        game = played_in(variant, 14, seed)
+        before = (game.position(), game.turn, len(game.history))
+        for null_moves in (True, False):
+            search = Search(game, time.perf_counter() + 60, null_moves=null_moves)
+            move = search.best_move(game.legal_moves(), 4)
+            assert move in game.legal_moves()
+            assert (game.position(), game.turn, len(game.history)) == before
+            nodes[null_moves] += search.nodes
+    assert nodes[True] < nodes[False]
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "hnefatafl", "tablut-corner"])
+def test_the_search_knows_when_an_attacker_can_take_the_king(variant: str) -> None:
+    """``_king_takeable`` (squares where an arriving attacker takes him, and an attacker to
+    reach one) agrees with playing every attackers' move, in random games."""
+    rng = random.Random(7)
+    seen = {True: 0, False: 0}
+    for _ in range(12):
+        game = Game(variant)
+        while game.outcome is None and len(game.history) < 200:
+            if game.turn is Side.ATTACKERS:
+                assert isinstance(game, TaflGame)
+                takes = replies_reaching(game, Reason.KING_CAPTURED) != []
+                assert _Tafl(game)._king_takeable() is takes
+                seen[takes] += 1
+            game.push(rng.choice(game.legal_moves()))
+    assert seen[True] and seen[False]
+
+
+def test_a_leaf_where_every_move_leaves_the_king_to_be_taken_is_lost() -> None:
+    """Brandubh, the defenders to move; the king on f3 (weak away from the throne) between
+    attackers' reaches: whatever they play, an attacker takes him. The leaves answer that
+    threat (the evaluation alone scores a man's worth or so)."""
+    game = brandubh("/1t5/tt1TTt1/3t1K1/6t/4Tt1/2t4/7/", "defenders")
+    for move in game.legal_moves():
+        game.push(move)
+        assert replies_reaching(game, Reason.KING_CAPTURED), move
+        game.undo()
+    assert leaf_score(game, threats=True) <= -(WIN - 1_000)
+    assert leaf_score(game, threats=False) > -(WIN - 1_000)

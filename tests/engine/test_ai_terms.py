@@ -9,8 +9,8 @@ import random
 
 import pytest
 
-from engine import Game, Move, Reason, Side
-from engine.ai import choose_move
+from engine import Game, Move, Reason, Side, TaflGame
+from engine.ai import TAFL_TERMS, _Tafl, choose_move
 from engine.opentafl import format_position
 from engine.types import parse_square
 
@@ -89,6 +89,34 @@ def test_the_king_walks_towards_the_corners() -> None:
     game = Game.from_position("copenhagen", BOXED_KING, "defenders")
     assert capturing(game) == []
     assert chosen(game, 1) == "f6-i6"
+
+
+# Brandubh; a lone king on the throne inside a diamond of attackers with one gap, on c5, that
+# c7-c5 closes: then no square free of attackers leads from him to a corner.
+RING_WITH_A_GAP = position(7, "d4", "", "b4 c3 d2 e3 f4 e5 d6 c7")
+
+
+def terms_of(game: Game) -> dict[str, int]:
+    assert isinstance(game, TaflGame)
+    counted = _Tafl(game).terms()
+    assert counted is not None
+    return dict(zip(TAFL_TERMS, counted, strict=True))
+
+
+def test_the_king_shut_in_counts_his_room_and_no_way_out() -> None:
+    game = Game.from_position("brandubh", RING_WITH_A_GAP, "attackers")
+    assert (terms_of(game)["king shut in"], terms_of(game)["ways out"]) == (0, 4)
+    game.play("c7-c5")
+    counted = terms_of(game)
+    assert (counted["king shut in"], counted["king room"], counted["ways out"]) == (1, 5, 0)
+
+
+def test_the_attackers_close_the_ring() -> None:
+    """The king's ways out and whether he is shut in (one ply deep: two plies deep the search
+    finds a forced capture of the king instead)."""
+    game = Game.from_position("brandubh", RING_WITH_A_GAP, "attackers")
+    assert capturing(game) == []
+    assert chosen(game, 1) == "c7-c5"
 
 
 # -- games ---------------------------------------------------------------------------------------
