@@ -1,22 +1,26 @@
 """Endgames: from positions where the defenders are down to a few men, how often and how fast the
 AI as attackers converts (captures the king, or encircles) against the AI defending.
 
-The positions are taken from the real games in tests/data: in each game, the first position
-where the defenders have at most ``--men`` men beside the king and the attackers at least
-``--attackers``, with the attackers to move. Both sides are played by the same AI at ``--time``
-seconds a move, for at most ``--plies`` plies.
+The positions come from the real games in tests/data (Copenhagen, Brandubh): in each game, the
+first position where the defenders have at most ``--men`` men beside the king and the attackers
+at least ``--attackers``, with the attackers to move; and, for every variant of ``--random``,
+random ones: the king on a square that is not an escape square, a third to two thirds of the
+variant's attackers (at least ``--attackers``) and at most ``--men`` defenders on free squares,
+the attackers to move, kept when the king has no open line and nobody can win at once. Both
+sides are played by the same AI at ``--time`` seconds a move, for at most ``--plies`` plies.
 
 Prints per variant: positions, the attackers' wins within the limit (and their mean length),
 the defenders' wins, and the games still open or drawn. The issue's goal: the attackers convert
 at least 90% of lone-king positions within 60 plies.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2] [--plies 60] [--men 0]
-[--limit 20] [--processes 2]``.
+[--limit 20] [--random brandubh,tablut,copenhagen] [--processes 2]``.
 """
 
 from __future__ import annotations
 
 import argparse
+import random
 import statistics
 import sys
 import time
@@ -28,8 +32,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import Game, Piece, Side  # noqa: E402
-from engine.ai import choose_move  # noqa: E402
+from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
+from engine.ai import _Tafl, choose_move  # noqa: E402
+from engine.opentafl import format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -76,6 +81,44 @@ def endgames(variant: str, men: int, attackers: int) -> Iterator[Start]:
                 break
 
 
+def random_endgames(variant: str, men: int, attackers: int, count: int) -> Iterator[Start]:
+    """``count`` random positions of ``variant``: the king, at most ``men`` defenders and a third
+    to two thirds of the attackers it starts with (at least ``attackers``), the attackers to
+    move, nobody winning at once."""
+    rng = random.Random(variant)
+    size = Game(variant).size
+    at_start = sum(piece is Piece.ATTACKER for piece in Game(variant).pieces().values())
+    found = 0
+    while found < count:
+        game = Game(variant)
+        assert isinstance(game, TaflGame)
+        tables = _Tafl(game).tables
+        barred = tables.escape | tables.corners
+        free = [s for s in range(size * size) if not barred >> s & 1 and s != tables.throne_square]
+        men_here = rng.randint(0, men)
+        least, most = max(attackers, at_start // 3), max(attackers, 2 * at_start // 3)
+        squares = rng.sample(free, 1 + men_here + rng.randint(least, most))
+        pieces = {squares[0]: "K"}
+        pieces |= {s: "T" for s in squares[1 : 1 + men_here]}
+        pieces |= {s: "t" for s in squares[1 + men_here :]}
+        position = format_position(pieces, size)
+        game = Game.from_position(variant, position, Side.ATTACKERS)
+        assert isinstance(game, TaflGame)
+        if game.outcome is not None or _Tafl(game).must_answer():
+            continue
+        if any(_wins_at_once(game, move) for move in game.legal_moves()):
+            continue
+        found += 1
+        yield Start(variant, position, f"random {found}")
+
+
+def _wins_at_once(game: Game, move: Move) -> bool:
+    game.push(move)
+    won = game.outcome is not None
+    game.undo()
+    return won
+
+
 def play_out(start: Start, seconds: float, plies: int) -> Result:
     """The AI against itself from ``start``, attackers to move."""
     game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
@@ -94,6 +137,9 @@ def main() -> int:
     parser.add_argument("--men", type=int, default=0, help="defenders beside the king, at most")
     parser.add_argument("--attackers", type=int, default=4, help="attackers, at least")
     parser.add_argument("--limit", type=int, default=20, help="positions per variant, at most")
+    parser.add_argument(
+        "--random", default="brandubh,tablut,copenhagen", help="variants of random positions"
+    )
     parser.add_argument("--processes", type=int, default=2)
     args = parser.parse_args()
     if not (args.time > 0 and args.plies > 0 and args.limit > 0 and args.processes > 0):
@@ -103,10 +149,16 @@ def main() -> int:
         f"positions with the king and at most {args.men} defenders against at least "
         f"{args.attackers} attackers (attackers to move)"
     )
+    groups = [
+        (f"{variant} (real games)", list(endgames(variant, args.men, args.attackers))[: args.limit])
+        for variant in VARIANTS
+    ]
+    for variant in filter(None, args.random.split(",")):
+        randoms = list(random_endgames(variant, args.men, args.attackers, args.limit))
+        groups.append((f"{variant} (random)", randoms))
     started = time.perf_counter()
     with ProcessPoolExecutor(args.processes) as pool:
-        for variant in VARIANTS:
-            starts = list(endgames(variant, args.men, args.attackers))[: args.limit]
+        for label, starts in groups:
             results = list(
                 pool.map(play_out, starts, [args.time] * len(starts), [args.plies] * len(starts))
             )
@@ -115,7 +167,7 @@ def main() -> int:
             share = len(won) / len(results) if results else float("nan")
             mean = statistics.mean(r.plies for r in won) if won else float("nan")
             print(
-                f"{variant}: {len(results)} positions; attackers won {len(won)} "
+                f"{label}: {len(results)} positions; attackers won {len(won)} "
                 f"({share:.0%}, in {mean:.0f} plies on average), defenders won {len(lost)}, "
                 f"open or drawn {len(results) - len(won) - len(lost)}"
             )
