@@ -559,6 +559,10 @@ class _Tafl(_Kind):
         self.strength = rules.king_strength
         weights = CORNER_WEIGHTS if rules.escape is Escape.CORNERS else EDGE_WEIGHTS
         self.weights = tuple(weights[term] for term in TAFL_TERMS)
+        self.may_be_hostile = tables.hostile_to(Side.DEFENDERS, 0) | tables.hostile_to(
+            Side.DEFENDERS, g.full
+        )
+        """The squares that are hostile to the king when empty or occupied."""
         self.rooms: dict[Bitboard, list[Bitboard]] = {}
         """By the attackers' squares: the regions found so far (``_room``)."""
         self.ways_out = _ways_out(g, tables.escape, rules.escape is Escape.CORNERS)
@@ -753,40 +757,56 @@ class _Tafl(_Kind):
         return self.game.capturing_moves()
 
     def answers(self) -> list[Move] | None:
-        """The answers to a threat: the attackers' moves onto the king's open lines or next to
-        him (which may take him); every move of the defenders."""
+        """The moves that may parry a threat: the attackers' onto the king's open lines or next
+        to him (which may take him); the defenders' that move him, that stand where an attacker
+        would pass or stop to take him, or that capture."""
         if not self.must_answer():
             return None
         game = self.game
-        if game.turn is Side.DEFENDERS:
-            forcing, quiet = self.split(game.legal_moves())
-            return forcing + quiet  # many ways to save him: the search sees them all
         att, dfd, king = game.bitboards
         g = self.geometry
+        if game.turn is Side.DEFENDERS:
+            # Move him, stand in an attacker's way (or on a square hostile to him), or capture.
+            targets = self._ways_to_take_king() | self.may_be_hostile | game.capture_targets()
+            return [
+                move
+                for move in game.legal_moves()
+                if move.path[0] == king or targets >> move.path[1] & 1
+            ]
         _, _, lines, _ = self._king_lines(king, att | dfd | g.bit[king])
         targets = lines | g.neighbours[king]
         return [move for move in game.legal_moves() if targets >> move.path[1] & 1]
 
     def _king_takeable(self) -> bool:
         """Whether an attacker can reach, in one move, a square where he would take the king."""
+        return bool(self._ways_to_take_king())
+
+    def _ways_to_take_king(self) -> Bitboard:
+        """The squares where an arriving attacker would take the king and that an attacker
+        can reach in one move, with the squares it crosses to get there (none: he is safe)."""
         game = self.game
+        att, dfd, king = game.bitboards
+        if not (att | self.may_be_hostile) & self.geometry.neighbours[king]:
+            return 0  # nothing next to him to take him against
         squares = game.king_capture_squares()
         if not squares:
-            return False
-        att, dfd, king = game.bitboards
+            return 0
         occupied = att | dfd | self.geometry.bit[king]
         passable = self.tables.men_pass
-        rays = self.geometry.rays
+        bit = self.geometry.bit
+        ways: Bitboard = 0
         for square in squares_of(squares & self.tables.men_stops):
-            for ray in rays[square]:
+            for ray in self.geometry.rays[square]:
+                crossed = bit[square]
                 for step in ray:
                     if occupied >> step & 1:
                         if att >> step & 1:
-                            return True
+                            ways |= crossed
                         break
                     if not passable >> step & 1:
                         break
-        return False
+                    crossed |= bit[step]
+        return ways
 
     def must_answer(self) -> bool:
         """The attackers to move, and the king has an open line to an escape square; or the
