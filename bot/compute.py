@@ -14,6 +14,7 @@ and for tests that don't measure responsiveness.
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import multiprocessing
 import os
@@ -71,6 +72,8 @@ def think_at_level(snapshot: Snapshot, time_limit: float) -> Move:
     ``time_limit`` seconds, whichever is shorter."""
     from engine.ai import LEVELS, choose_move_at
 
+    if not gc.isenabled():
+        gc.collect()  # an AI worker collects between searches, not in the middle of one
     return choose_move_at(snapshot.game(), LEVELS[snapshot.level], time_limit=time_limit)
 
 
@@ -107,8 +110,11 @@ def _warm_up_thinking() -> None:
     import engine.ai  # noqa: F401  (imported once, before the first search)
 
 
-def _lower_priority() -> None:
-    """Run this worker process at a lower priority than the bot."""
+def _start_ai_worker() -> None:
+    """Run this worker process at a lower priority than the bot, and without automatic
+    garbage collection: a full collection in the middle of a search (its table holds some
+    hundred thousand objects) could stop it for longer than the margin of its time limit."""
+    gc.disable()
     try:
         os.nice(AI_NICENESS)
     except OSError:  # not allowed here: run at the same priority
@@ -157,7 +163,7 @@ class Compute:
         workers = ai_workers or ai_workers_for_machine()
         context = multiprocessing.get_context("spawn")
         return cls(
-            lambda: ProcessPoolExecutor(workers, context, initializer=_lower_priority),
+            lambda: ProcessPoolExecutor(workers, context, initializer=_start_ai_worker),
             lambda: ProcessPoolExecutor(draw_workers, context),
             workers,
         )

@@ -4,6 +4,7 @@ the time under load, the AI's workers run at a lower priority, a dead worker is 
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import pickle
 import signal
@@ -50,6 +51,8 @@ async def test_the_ai_moves_in_a_worker_process_at_a_lower_priority(processes: C
     worker_niceness = await processes._run(processes._ai_pool, os.nice, 0)
     assert worker_niceness == os.nice(0) + AI_NICENESS
     assert await processes._run(processes._ai_pool, os.getpid) != os.getpid()
+    # It collects garbage between searches, never in the middle of one.
+    assert await processes._run(processes._ai_pool, gc.isenabled) is False
 
 
 async def test_boards_and_replays_are_drawn_in_a_worker_process(processes: Compute) -> None:
