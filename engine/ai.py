@@ -2,13 +2,17 @@
 
 Iterative-deepening principal-variation search (negamax alpha-beta) with a transposition table
 keyed by the board and the side to move (bounds and best move), move ordering (the table's move,
-captures, threats around the king, killer moves, history) and a short capture quiescence at the
-leaves. Leaves are scored from the engine's bitboards by an evaluation per kind of game:
+captures, threats around the king, killer moves, history), null moves, and at the leaves a short
+capture quiescence in which a side facing a threat to end the game next move (the king's open
+line, his capture) must answer it. Leaves are scored from the engine's bitboards by an
+evaluation per kind of game:
 
-- hnefatafl family: material; the king's open lines to the escape squares (corners or the edge,
-  as the variant says; the defenders to move with an open line win outright), his distance to
-  them and his freedom; the attackers around him against the number his strength rule needs;
-  attackers guarding the corners; defenders next to the king;
+- hnefatafl family: named terms (``_Tafl.terms``) times weights (``CORNER_WEIGHTS``, fitted to
+  the real games, or ``EDGE_WEIGHTS``): material; the king's open lines to the escape squares
+  (the defenders to move with an open line, the attackers able to take him, win outright), his
+  distance to them and his freedom; the attackers around him against the number his strength
+  rule needs; attackers guarding the corners; defenders next to the king; his region through
+  squares free of attackers (shut in, its size, the corners or sides it reaches);
 - Halatafl: material (with a margin near the five-piece limit), advance, pieces open to a jump.
 
 The search plays the moves on the game itself and takes every one back before returning, so it
