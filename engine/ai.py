@@ -764,20 +764,23 @@ class _Tafl(_Kind):
         """The moves that may parry a threat: the attackers' onto the king's open lines or next
         to him (which may take him); the defenders' that move him, that stand where an attacker
         would pass or stop to take him, or that capture."""
-        if not self.must_answer():
-            return None
         game = self.game
         att, dfd, king = game.bitboards
         g = self.geometry
         if game.turn is Side.DEFENDERS:
+            ways = self._ways_to_take_king()
+            if not ways:
+                return None
             # Move him, stand in an attacker's way (or on a square hostile to him), or capture.
-            targets = self._ways_to_take_king() | self.may_be_hostile | game.capture_targets()
+            targets = ways | self.may_be_hostile | game.capture_targets()
             return [
                 move
                 for move in game.legal_moves()
                 if move.path[0] == king or targets >> move.path[1] & 1
             ]
-        _, _, lines, _ = self._king_lines(king, att | dfd | g.bit[king])
+        open_lines, _, lines, _ = self._king_lines(king, att | dfd | g.bit[king])
+        if not open_lines:
+            return None
         targets = lines | g.neighbours[king]
         return [move for move in game.legal_moves() if targets >> move.path[1] & 1]
 
@@ -819,15 +822,7 @@ class _Tafl(_Kind):
         if game.turn is not Side.ATTACKERS:
             return self._king_takeable()
         att, dfd, king = game.bitboards
-        occupied = att | dfd
-        escape = self.escape
-        for ray in self.geometry.rays[king]:
-            for square in ray:
-                if occupied >> square & 1:
-                    break
-                if escape >> square & 1:
-                    return True
-        return False
+        return self._king_lines(king, att | dfd | self.geometry.bit[king])[0] > 0
 
 
 def _ways_out(g: Geometry, escape: Bitboard, corners: bool) -> list[Bitboard]:
