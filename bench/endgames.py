@@ -32,10 +32,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
-from engine.ai import _Tafl, choose_move  # noqa: E402
+from engine import Game, Piece, Side, TaflGame  # noqa: E402
+from engine.ai import _immediate_win, _Tafl, choose_move  # noqa: E402
 from engine.opentafl import format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
+from engine.tafl import tables_for  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
 VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.csv"}
@@ -86,15 +87,14 @@ def random_endgames(variant: str, men: int, attackers: int, count: int) -> Itera
     to two thirds of the attackers it starts with (at least ``attackers``), the attackers to
     move, nobody winning at once."""
     rng = random.Random(variant)
-    size = Game(variant).size
-    at_start = sum(piece is Piece.ATTACKER for piece in Game(variant).pieces().values())
+    start = Game(variant)
+    size = start.size
+    at_start = sum(piece is Piece.ATTACKER for piece in start.pieces().values())
+    tables = tables_for(start.rules)
+    barred = tables.escape | tables.corners
+    free = [s for s in range(size * size) if not barred >> s & 1 and s != tables.throne_square]
     found = 0
     while found < count:
-        game = Game(variant)
-        assert isinstance(game, TaflGame)
-        tables = _Tafl(game).tables
-        barred = tables.escape | tables.corners
-        free = [s for s in range(size * size) if not barred >> s & 1 and s != tables.throne_square]
         men_here = rng.randint(0, men)
         least, most = max(attackers, at_start // 3), max(attackers, 2 * at_start // 3)
         squares = rng.sample(free, 1 + men_here + rng.randint(least, most))
@@ -106,17 +106,10 @@ def random_endgames(variant: str, men: int, attackers: int, count: int) -> Itera
         assert isinstance(game, TaflGame)
         if game.outcome is not None or _Tafl(game).must_answer():
             continue
-        if any(_wins_at_once(game, move) for move in game.legal_moves()):
+        if _immediate_win(game, game.legal_moves()) is not None:
             continue
         found += 1
         yield Start(variant, position, f"random {found}")
-
-
-def _wins_at_once(game: Game, move: Move) -> bool:
-    game.push(move)
-    won = game.outcome is not None
-    game.undo()
-    return won
 
 
 def play_out(start: Start, seconds: float, plies: int) -> Result:

@@ -138,13 +138,17 @@ def fit(train: list[Sample], prior: list[float], strength: float) -> list[float]
     return weights
 
 
+def _log_loss(p: float, result: float) -> float:
+    return -(result * math.log(p) + (1 - result) * math.log(1 - p))
+
+
 def judge(samples_: list[Sample], weights: list[float], intercept: float) -> tuple[float, float]:
     """Log-loss and how often the side the weights favour won (draws left out)."""
     loss = 0.0
     right = decided = 0
     for sample in samples_:
         p = _sigmoid(sum(w * v for w, v in zip(weights, sample.terms, strict=True)) + intercept)
-        loss -= sample.result * math.log(p) + (1 - sample.result) * math.log(1 - p)
+        loss += _log_loss(p, sample.result)
         if sample.result != 0.5:
             decided += 1
             right += (p > 0.5) == (sample.result == 1.0)
@@ -159,8 +163,7 @@ def scale_of(train: list[Sample], weights: list[float]) -> float:
         k = step / 40_000
         loss = 0.0
         for value, sample in zip(values, train, strict=True):
-            p = _sigmoid(k * value)
-            loss -= sample.result * math.log(p) + (1 - sample.result) * math.log(1 - p)
+            loss += _log_loss(_sigmoid(k * value), sample.result)
         if loss < best_loss:
             best, best_loss = k, loss
     return best
