@@ -10,11 +10,14 @@ the attackers to move, kept when the king has no open line and nobody can win at
 sides are played by the same AI at ``--time`` seconds a move, for at most ``--plies`` plies.
 
 Prints per variant: positions, the attackers' wins within the limit (and their mean length),
-the defenders' wins, and the games still open or drawn. The issue's goal: the attackers convert
-at least 90% of lone-king positions within 60 plies.
+the defenders' wins, and the games still open or drawn; for the real games' positions, also how
+many of those the attackers went on to win in the real game the AI converted (a position the
+defenders won for real may be lost for the attackers whoever plays it); with ``--show``, every
+position not converted, where it came from and where it ended. The issue's goal: the attackers
+convert at least 90% of lone-king positions within 60 plies.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2] [--plies 60] [--men 0]
-[--limit 20] [--random brandubh,tablut,copenhagen] [--processes 2]``.
+[--limit 20] [--random brandubh,tablut,copenhagen] [--processes 2] [--show]``.
 """
 
 from __future__ import annotations
@@ -44,18 +47,23 @@ VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.
 
 @dataclass(frozen=True)
 class Start:
-    """An endgame position: variant, OTN position, the game and ply it came from."""
+    """An endgame position: variant, OTN position, the game and ply it came from, and (for a
+    real game's position) who won that game."""
 
     variant: str
     position: str
     source: str
+    real_winner: Side | None = None
 
 
 @dataclass(frozen=True)
 class Result:
+    start: Start
     winner: Side | None
     plies: int
     reason: str
+    final: str
+    """The last position, in OTN."""
 
 
 def endgames(variant: str, men: int, attackers: int) -> Iterator[Start]:
@@ -64,7 +72,8 @@ def endgames(variant: str, men: int, attackers: int) -> Iterator[Start]:
         if not line.strip():
             continue
         game = Game(variant)
-        for ply_number, recorded in enumerate(parse_data_line(line).moves, start=1):
+        record = parse_data_line(line)
+        for ply_number, recorded in enumerate(record.moves, start=1):
             if game.outcome is not None:
                 break
             game.play(recorded.move)
@@ -78,7 +87,8 @@ def endgames(variant: str, men: int, attackers: int) -> Iterator[Start]:
                 and counts[Piece.DEFENDER] <= men
                 and counts[Piece.ATTACKER] >= attackers
             ):
-                yield Start(variant, game.position(), f"game {number}, ply {ply_number}")
+                source = f"game {number}, ply {ply_number}"
+                yield Start(variant, game.position(), source, record.result.outcome_winner)
                 break
 
 
@@ -118,9 +128,35 @@ def play_out(start: Start, seconds: float, plies: int) -> Result:
     while game.outcome is None and len(game.history) < plies:
         game.push(choose_move(game, time_limit=seconds, seed=len(game.history)))
     outcome = game.outcome
+    plies, final = len(game.history), game.position()
     if outcome is None:
-        return Result(None, len(game.history), "open")
-    return Result(outcome.winner, len(game.history), str(outcome.reason))
+        return Result(start, None, plies, "open", final)
+    return Result(start, outcome.winner, plies, str(outcome.reason), final)
+
+
+def _print_real_split(results: list[Result]) -> None:
+    """For real games' positions: the conversions among those the attackers went on to win."""
+    won_for_real = [r for r in results if r.start.real_winner is Side.ATTACKERS]
+    if not won_for_real:
+        return
+    converted = sum(r.winner is Side.ATTACKERS for r in won_for_real)
+    others = len(results) - len(won_for_real)
+    print(
+        f"  of the {len(won_for_real)} positions the attackers won in the real game, the AI "
+        f"converted {converted} ({converted / len(won_for_real):.0%}); the other {others} "
+        "were won by the defenders or left undecided"
+    )
+
+
+def _print_failure(result: Result) -> None:
+    start = result.start
+    real = ""
+    if start.source.startswith("game"):
+        real = f"; the real game was won by {start.real_winner or 'nobody'}"
+    print(
+        f"    {start.source}{real}: {result.reason} after {result.plies} plies; "
+        f"from {start.position} to {result.final}"
+    )
 
 
 def main() -> int:
@@ -134,6 +170,9 @@ def main() -> int:
         "--random", default="brandubh,tablut,copenhagen", help="variants of random positions"
     )
     parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument(
+        "--show", action="store_true", help="list each position the attackers did not convert"
+    )
     args = parser.parse_args()
     if not (args.time > 0 and args.plies > 0 and args.limit > 0 and args.processes > 0):
         parser.error("--time, --plies, --limit and --processes take positive numbers")
@@ -168,6 +207,11 @@ def main() -> int:
             for result in results:
                 reasons[result.reason] = reasons.get(result.reason, 0) + 1
             print("  endings: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())))
+            _print_real_split(results)
+            if args.show:
+                for result in results:
+                    if result.winner is not Side.ATTACKERS:
+                        _print_failure(result)
     print(f"{time.perf_counter() - started:.0f} s")
     return 0
 
