@@ -15,12 +15,14 @@ running after ``--max-plies`` plies is a draw. Per pairing and variant, and over
 it prints wins, draws and losses of the stronger side, its score with a 95% confidence interval
 (Wilson's, per game) and the Elo difference that score means (and its interval's), then
 whether every level scores at least 70% against the one below. Games run in up to two
-processes (``--processes``); the longest think per player is printed to check the ceilings.
+processes (``--processes``), which collect garbage between moves and not during a search, as the
+bot's AI workers do; the longest think per player is printed to check the ceilings.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
 import math
 import multiprocessing
 import random
@@ -98,6 +100,7 @@ def play(task: Task) -> Result:
         if game.outcome is not None:
             break
         name = task.first if game.turn == first_side else task.second
+        gc.collect()
         start = time.perf_counter()
         move = _move(name, task, game, rng.randrange(1 << 30))
         longest[name] = max(longest[name], time.perf_counter() - start)
@@ -108,7 +111,9 @@ def play(task: Task) -> Result:
 
 
 def _start_worker(old_commit: str | None) -> None:
+    """Load the older AI, and collect garbage only between moves, as the bot's AI workers do."""
     global _old_ai
+    gc.disable()
     if old_commit is not None:
         _old_ai = load_old_ai(old_commit)
 
