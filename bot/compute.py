@@ -18,6 +18,7 @@ import gc
 import logging
 import multiprocessing
 import os
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -27,6 +28,7 @@ from typing import Any, TypeVar
 import engine
 from engine import Move, Side
 from engine.ai import DEFAULT_LEVEL
+from engine.errors import shorten
 
 log = logging.getLogger(__name__)
 
@@ -74,7 +76,20 @@ def think_at_level(snapshot: Snapshot, time_limit: float) -> Move:
 
     if not gc.isenabled():
         gc.collect()  # an AI worker collects between searches, not in the middle of one
-    return choose_move_at(snapshot.game(), LEVELS[snapshot.level], time_limit=time_limit)
+    game, level = snapshot.game(), LEVELS[snapshot.level]
+    started = time.perf_counter()
+    move = choose_move_at(game, level, time_limit=time_limit)
+    took, allowed = time.perf_counter() - started, min(level.seconds, time_limit)
+    if took > allowed:
+        log.warning(
+            "the AI took %.3f s over a move it had %.3f s for (%s, %d plies in, level %s)",
+            took,
+            allowed,
+            shorten(snapshot.rules_string, 60),
+            len(snapshot.moves),
+            level.name,
+        )
+    return move
 
 
 def _draw_board(view: Any, viewer: Side | None, theme: str) -> bytes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import logging
 import os
 import pickle
 import signal
@@ -15,7 +16,7 @@ from typing import Any, TypeVar
 import pytest
 
 import engine
-from bot.compute import AI_NICENESS, MIN_THINK, Compute, Snapshot
+from bot.compute import AI_NICENESS, MIN_THINK, Compute, Snapshot, think_at_level
 from renderer import BoardView
 
 T = TypeVar("T")
@@ -53,6 +54,15 @@ async def test_the_ai_moves_in_a_worker_process_at_a_lower_priority(processes: C
     assert await processes._run(processes._ai_pool, os.getpid) != os.getpid()
     # It collects garbage between searches, never in the middle of one.
     assert await processes._run(processes._ai_pool, gc.isenabled) is False
+
+
+def test_a_think_over_its_time_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    """A search given no time at all still plays a move, and says that it took longer."""
+    game = played("brandubh", 3)
+    with caplog.at_level(logging.WARNING, logger="bot.compute"):
+        assert think_at_level(Snapshot.of(game, "hard"), 0.0) in game.legal_moves()
+    [record] = caplog.records
+    assert "over a move it had 0.000 s for (brandubh, 3 plies in, level hard)" in record.message
 
 
 async def test_boards_and_replays_are_drawn_in_a_worker_process(processes: Compute) -> None:
