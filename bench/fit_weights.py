@@ -3,9 +3,9 @@
     python bench/fit_weights.py [--variants copenhagen,brandubh] [--from-ply 6] [--prior 0.01]
                                 [--every 1] [--print-weights]
 
-Every quiet position of the recorded games in tests/data (no capture for the side to move, the
-game not decided on the board, at least ``--from-ply`` plies in) is a sample: the terms of
-``engine.ai.CORNER_WEIGHTS`` as the evaluation counts them, and the game's result (1 the defenders
+Every quiet position of the recorded games in tests/data (no capture for the side to move, the game
+not decided on the board, at least ``--from-ply`` plies in) is a sample: the terms of
+``engine.ai.FITTED_WEIGHTS`` as the evaluation counts them, and the game's result (1 the defenders
 won, 0 the attackers, 0.5 a draw; games without a result are left out). A logistic regression
 (Newton's method, with an intercept for the side that wins more often and a ridge pull of
 ``--prior`` towards today's weights) predicts the result from the terms; its weights, scaled so
@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import Game, Side  # noqa: E402
-from engine.ai import CORNER_WEIGHTS, TAFL_TERMS, _Tafl  # noqa: E402
+from engine.ai import FITTED_WEIGHTS, TAFL_TERMS, _Tafl  # noqa: E402
 from engine.record import DataResult, parse_data_line  # noqa: E402
 from engine.tafl import TaflGame  # noqa: E402
 
@@ -184,7 +184,7 @@ def main() -> int:
         data += found
     train = [s for s in data if not s.held_out]
     test = [s for s in data if s.held_out]
-    today = [float(CORNER_WEIGHTS[t]) for t in TAFL_TERMS]
+    today = [float(FITTED_WEIGHTS[t]) for t in TAFL_TERMS]
     k = scale_of(train, today)
     scaled_today = [w * k for w in today]
     fitted = fit(train, scaled_today, args.prior)

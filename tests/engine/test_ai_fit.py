@@ -8,7 +8,7 @@ import math
 import random
 
 from bench.fit_weights import Sample, fit, judge, samples, scale_of
-from engine.ai import CORNER_WEIGHTS, EDGE_WEIGHTS, TAFL_TERMS
+from engine.ai import EDGE_WEIGHTS, FITTED_WEIGHTS, TAFL_TERMS
 
 
 def test_the_fit_recovers_the_weights_that_drew_the_results() -> None:
@@ -30,7 +30,7 @@ def test_the_shipped_corner_weights_predict_the_held_out_games_better() -> None:
     learn = [s for s in data if not s.held_out]
     held_out = [s for s in data if s.held_out]
     losses = {}
-    for name, weights in (("fitted", CORNER_WEIGHTS), ("by hand", EDGE_WEIGHTS)):
+    for name, weights in (("fitted", FITTED_WEIGHTS), ("by hand", EDGE_WEIGHTS)):
         values = [float(weights[term]) for term in TAFL_TERMS]
         scale = scale_of(learn, values)
         losses[name], _ = judge(held_out, [v * scale for v in values], 0.0)
