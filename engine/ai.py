@@ -2,17 +2,17 @@
 
 Iterative-deepening principal-variation search (negamax alpha-beta) with a transposition table
 keyed by the board and the side to move (bounds and best move), move ordering (the table's move,
-captures, threats around the king, killer moves, history), null moves, and at the leaves a short
-capture quiescence in which a side facing a threat to end the game next move (the king's open
-line, his capture) must answer it. Leaves are scored from the engine's bitboards by an
-evaluation per kind of game:
+captures, threats around the king, killer moves, history), null moves, futility pruning of quiet
+moves next to the leaves, and at the leaves a short capture quiescence in which a side facing a
+threat to end the game next move (the king's open line, his capture) must answer it. Leaves are
+scored from the engine's bitboards by an evaluation per kind of game:
 
-- hnefatafl family: named terms (``_Tafl.terms``) times weights (``CORNER_WEIGHTS``, fitted to
-  the real games, or ``EDGE_WEIGHTS``): material; the king's open lines to the escape squares
-  (the defenders to move with an open line, the attackers able to take him, win outright), his
-  distance to them and his freedom; the attackers around him against the number his strength
-  rule needs; attackers guarding the corners; defenders next to the king; his region through
-  squares free of attackers (shut in, its size, the corners or sides it reaches);
+- hnefatafl family: named terms (``_Tafl.terms``) times weights (``FITTED_WEIGHTS``, fitted to the
+  real games, ``CORNER_WEIGHTS`` or ``EDGE_WEIGHTS``): material; the king's open lines to the escape
+  squares (the defenders to move with an open line, the attackers able to take him, win outright),
+  his distance to them and his freedom; the attackers around him against the number his strength
+  rule needs; attackers guarding the corners; defenders next to the king; his region through squares
+  free of attackers (shut in, its size, the corners or sides it reaches);
 - Halatafl: material (with a margin near the five-piece limit), advance, pieces open to a jump.
 
 The search plays the moves on the game itself and takes every one back before returning, so it
@@ -70,6 +70,9 @@ NULL_FROM_DEPTH = 3
 NULL_REDUCTION = 2
 """From this depth on, a node whose evaluation is already above what the other side allows
 first lets the side to move pass, searched this much shallower (null-move pruning)."""
+FUTILITY_MARGINS = (0, 100, 250)
+"""At depth 1 and 2 of a zero-window search, a position whose evaluation is this far below what
+the side to move needs tries only its forcing moves (the quiet ones are taken as futile)."""
 REDUCE_FROM_DEPTH = 3
 REDUCE_AFTER = 4
 """From this depth on, quiet moves after this many tried are first searched a ply shallower
@@ -226,6 +229,7 @@ class Search:
         reductions: bool = True,
         threats: bool = True,
         null_moves: bool = True,
+        futility: bool = True,
     ) -> None:
         self.game = game
         self.deadline = deadline
@@ -242,6 +246,7 @@ class Search:
         self.history: dict[tuple[Square, ...], int] = {}
         self.kind = _kind_of(game)
         self.use_null = null_moves and self.kind.passes_are_safe
+        self.use_futility = futility and ordering
         self.scores_repetition = game.repetition_outcome() is not None
         """Whether the rules end a game on repetition (not when they ignore it)."""
         self.repetitions = 0
@@ -348,22 +353,26 @@ class Search:
                 beta = min(beta, score)
             if alpha >= beta:
                 return score
-        if (
-            self.use_null
-            and depth >= NULL_FROM_DEPTH
-            and beta - alpha == 1
-            and abs(beta) < _WON
-            and self.kind.evaluate(ply) >= beta
-            and not self.kind.must_answer()
-        ):
-            score = -self._passed(depth - 1 - NULL_REDUCTION, -beta, 1 - beta, ply + 1)
-            if score >= beta:
-                return score if score < _WON else beta
+        futile = False
+        if beta - alpha == 1 and abs(beta) < _WON:
+            if self.use_null and depth >= NULL_FROM_DEPTH:
+                if self.kind.evaluate(ply) >= beta and not self.kind.must_answer():
+                    score = -self._passed(depth - 1 - NULL_REDUCTION, -beta, 1 - beta, ply + 1)
+                    if score >= beta:
+                        return score if score < _WON else beta
+            elif self.use_futility and depth < len(FUTILITY_MARGINS):
+                futile = (
+                    self.kind.evaluate(ply) + FUTILITY_MARGINS[depth] <= alpha
+                    and not self.kind.must_answer()
+                )
         original_alpha = alpha
         repetitions = self.repetitions
         best_score, best_move = -WIN - 1, None
         reduce_from = REDUCE_AFTER if self.use_reductions and depth >= REDUCE_FROM_DEPTH else -1
         for index, (move, quiet) in enumerate(self._moves(entry[3] if entry else None, ply, depth)):
+            if futile and quiet:
+                best_score = max(best_score, alpha)
+                break  # the quiet moves come last: none of them can reach alpha
             if index == 0:
                 score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
             else:
@@ -382,6 +391,8 @@ class Search:
                         self._remember_cutoff(move, depth, ply)
                         break
         if best_move is None:
+            if futile:
+                return best_score
             return -(WIN - ply)  # no legal move: the engine calls this a loss
         if key is not None:
             if len(self.table) > _TABLE_LIMIT:
@@ -612,6 +623,16 @@ class _Tafl(_Kind):
             reached.append(line)
         return open_lines, reach, on_open_lines, reached
 
+    def _in_kings_way(self, king: Square, occupied: Bitboard) -> Bitboard:
+        """The first piece along each of the king's lines (moving one may open the line)."""
+        first: Bitboard = 0
+        for ray in self.geometry.rays[king]:
+            for square in ray:
+                if occupied >> square & 1:
+                    first |= 1 << square
+                    break
+        return first
+
     def _escape_threat(self, square: Square, occupied: Bitboard) -> int:
         """From ``square``: 0 with no open line to an escape square, 1 with one open line that
         one move can close, 2 when one move cannot close them (two lines, or the escape square
@@ -760,12 +781,15 @@ class _Tafl(_Kind):
                     quiet.append(move)
         else:
             by_king = game.capture_targets(king=True)
+            in_his_way = self._in_kings_way(king, att | dfd) & dfd
             for move in moves:
                 origin, target = move.path
                 if origin == king:
                     (captures if by_king >> target & 1 else threats).append(move)
                 elif targets >> target & 1:
                     captures.append(move)
+                elif in_his_way >> origin & 1:
+                    threats.append(move)
                 else:
                     quiet.append(move)
         return captures + threats, quiet

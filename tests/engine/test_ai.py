@@ -224,6 +224,7 @@ def plain_score(game: Game, depth: int) -> tuple[Move, int]:
         ordering=False,
         reductions=False,
         null_moves=False,
+        futility=False,
     )
     return search.best_move(game.legal_moves(), depth), search.score
 
@@ -245,7 +246,9 @@ def test_the_table_and_the_ordering_change_no_result(variant: str, plies: int, s
     game = played_in(variant, plies, seed)
     depth = 3
     _, score = plain_score(game, depth)
-    full = Search(game, time.perf_counter() + 60, reductions=False, null_moves=False)
+    full = Search(
+        game, time.perf_counter() + 60, reductions=False, null_moves=False, futility=False
+    )
     move = full.best_move(game.legal_moves(), depth)
     assert full.score == score
     assert abs(score) < WIN - 100  # no forced result: the positions test the evaluation
@@ -437,7 +440,9 @@ def test_the_table_changes_no_result_with_repetitions_about() -> None:
     for plies in (3, 4, 5, 6):
         game = shuffled(COPENHAGEN, "defenders", DEFENDERS_FIRST, plies)
         _, score = plain_score(game, 3)
-        full = Search(game, time.perf_counter() + 60, reductions=False, null_moves=False)
+        full = Search(
+            game, time.perf_counter() + 60, reductions=False, null_moves=False, futility=False
+        )
         full.best_move(game.legal_moves(), 3)
         assert full.score == score, plies
 
@@ -492,6 +497,29 @@ def test_the_king_makes_an_escape_no_move_can_stop() -> None:
     search = Search(game, time.perf_counter() + 60)
     search.best_move(game.legal_moves(), 1)
     assert search.score >= WIN - 1_000
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen"])
+def test_futile_quiet_moves_are_pruned_and_forcing_ones_kept(variant: str) -> None:
+    """Near the leaves, a position far below what the side to move needs skips its quiet
+    moves: fewer nodes at a fixed depth, and a forced result is still found."""
+    nodes = {True: 0, False: 0}
+    for seed in range(3):
+        game = played_in(variant, 14, seed)
+        for futility in (True, False):
+            search = Search(game, time.perf_counter() + 60, futility=futility)
+            assert search.best_move(game.legal_moves(), 4) in game.legal_moves()
+            nodes[futility] += search.nodes
+    assert nodes[True] < nodes[False]
+
+
+def test_a_man_moving_out_of_the_kings_way_is_never_futile() -> None:
+    """The defenders' moves that may open one of the king's lines (the first man along each)
+    count among the forcing moves, which the futility pruning keeps; other men's are quiet."""
+    game = setup("brandubh", "defenders", K="d7", T="e7 d4 b3", t="c2 g3 f1")
+    forcing, quiet = _Tafl(game).split(game.legal_moves())
+    origins = {str(move)[:2] for move in forcing}, {str(move)[:2] for move in quiet}
+    assert origins == ({"d7", "e7", "d4"}, {"b3"})
 
 
 @pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen"])
