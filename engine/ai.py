@@ -8,11 +8,12 @@ threat to end the game next move (the king's open line, his capture) must answer
 scored from the engine's bitboards by an evaluation per kind of game:
 
 - hnefatafl family: named terms (``_Tafl.terms``) times weights (``FITTED_WEIGHTS``, fitted to the
-  real games, ``CORNER_WEIGHTS`` or ``EDGE_WEIGHTS``): material; the king's open lines to the escape
-  squares (the defenders to move with an open line, the attackers able to take him, win outright),
-  his distance to them and his freedom; the attackers around him against the number his strength
-  rule needs; attackers guarding the corners; defenders next to the king; his region through squares
-  free of attackers (shut in, its size, the corners or sides it reaches);
+  real games, ``CORNER_WEIGHTS`` tapering to them as the defenders fall, or ``EDGE_WEIGHTS``):
+  material; the king's open lines to the escape squares (the defenders to move with an open line,
+  the attackers able to take him, win outright), his distance to them and his freedom; the attackers
+  around him against the number his strength rule needs; attackers guarding the corners; defenders
+  next to the king; his region through squares free of attackers (shut in, its size, the corners or
+  sides it reaches);
 - Halatafl: material (with a margin near the five-piece limit), advance, pieces open to a jump.
 
 The search plays the moves on the game itself and takes every one back before returning, so it
@@ -146,9 +147,11 @@ CORNER_WEIGHTS: dict[str, int] = EDGE_WEIGHTS | {
     term: FITTED_WEIGHTS[term] for term in ("king shut in", "king room", "ways out")
 }
 """The evaluation of the games on a board larger than 7x7 where the king escapes to a corner
-(Copenhagen, Fetlar, Hnefatafl, corner Tablut): the hand-set weights with the fitted ones of the
-king's region. With the fitted weights throughout, the AI scored 46.7% against the AI before
-them in Copenhagen (30 games, 1 s a move); with these, 61.7%."""
+(Copenhagen, Fetlar, Hnefatafl, corner Tablut) while the defenders have all their men: the
+hand-set weights with the fitted ones of the king's region. As the defenders' men fall it slides
+towards ``FITTED_WEIGHTS``, which alone weigh a lone king. With the fitted weights throughout,
+the AI scored 46.7% against the AI before them in Copenhagen (30 games, 1 s a move); with these
+throughout, 61.7%, but it converted fewer lone-king endgames (13 or 14 of 19, against 15 or 16)."""
 SMALL_BOARD = 7
 """The largest board that plays with ``FITTED_WEIGHTS``."""
 TAFL_TERMS = tuple(FITTED_WEIGHTS)
@@ -583,10 +586,16 @@ class _Tafl(_Kind):
         """The squares that share a rank or a file with an escape square."""
         self.strength = rules.king_strength
         if rules.escape is not Escape.CORNERS:
-            weights = EDGE_WEIGHTS
+            weights = ending = EDGE_WEIGHTS
         else:
             weights = FITTED_WEIGHTS if n <= SMALL_BOARD else CORNER_WEIGHTS
+            ending = FITTED_WEIGHTS
         self.weights = tuple(weights[term] for term in TAFL_TERMS)
+        self.ending_weights = tuple(ending[term] for term in TAFL_TERMS)
+        """The weights with the king alone: the evaluation slides from ``weights`` to these as
+        the defenders' men fall (a tapered evaluation)."""
+        self.tapered = self.ending_weights != self.weights
+        self.men_at_start = max(1, rules.start.count("T"))
         self.may_be_hostile = tables.hostile_to(Side.DEFENDERS, 0) | tables.hostile_to(
             Side.DEFENDERS, g.full
         )
@@ -675,6 +684,10 @@ class _Tafl(_Kind):
         if terms is None:
             return WIN - ply - 1  # the king walks out, or is taken
         value: int = sum(map(operator.mul, self.weights, terms))
+        if self.tapered:
+            ending: int = sum(map(operator.mul, self.ending_weights, terms))
+            men, full = min(terms[0], self.men_at_start), self.men_at_start
+            value = (value * men + ending * (full - men)) // full
         return value if self.game.turn is Side.DEFENDERS else -value
 
     def terms(self) -> list[int] | None:

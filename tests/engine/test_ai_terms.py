@@ -10,7 +10,7 @@ import random
 import pytest
 
 from engine import Game, Move, Reason, Side, TaflGame
-from engine.ai import TAFL_TERMS, _Tafl, choose_move
+from engine.ai import CORNER_WEIGHTS, FITTED_WEIGHTS, TAFL_TERMS, _Tafl, choose_move
 from engine.opentafl import format_position
 from engine.types import parse_square
 
@@ -117,6 +117,27 @@ def test_the_attackers_close_the_ring() -> None:
     game = Game.from_position("brandubh", RING_WITH_A_GAP, "attackers")
     assert capturing(game) == []
     assert chosen(game, 1) == "c7-c5"
+
+
+def weighed(weights: dict[str, int], game: Game) -> int:
+    """The defenders' value of ``game`` by ``weights``."""
+    return sum(weights[term] * count for term, count in terms_of(game).items())
+
+
+@pytest.mark.parametrize(
+    "defenders", ["", "e5", "e5 f5 g5 e6 g6", "f4 e5 f5 g5 d6 e6 g6 h6 e7 f7 g7 f8"]
+)
+def test_the_large_board_evaluation_tapers_to_the_fitted_weights(defenders: str) -> None:
+    """Copenhagen weighs a position by hand with the defenders' twelve men, by the fitted
+    weights with the king alone, and in proportion in between; the attackers to move count it
+    against them."""
+    layout = position(11, "f6", defenders, "a4 a5 b6 k6 d1 e1 f1")
+    game = Game.from_position("copenhagen", layout, "attackers")
+    assert isinstance(game, TaflGame)
+    men = len(defenders.split())
+    by_hand, fitted = weighed(CORNER_WEIGHTS, game), weighed(FITTED_WEIGHTS, game)
+    assert by_hand != fitted
+    assert _Tafl(game).evaluate(0) == -((by_hand * men + fitted * (12 - men)) // 12)
 
 
 # -- games ---------------------------------------------------------------------------------------
