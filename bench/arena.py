@@ -3,12 +3,15 @@
     python bench/arena.py [--variants brandubh,copenhagen] [--games 10] [--time-scale 0.2]
                           [--max-plies 200] [--processes 2] [--seed 1]
     python bench/arena.py --old 8f55938 [--seconds 0.2] [...]
+    python bench/arena.py --book [--seconds 0.2] [...]
 
 Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per
 variant; the levels that search by time (no depth limit) think ``--time-scale`` times their own
 time, so that a short run keeps their ratio (the others stop at their depth as they would).
 Versions (``--old``): engine/ai.py as it is plays engine/ai.py as it was at that commit (loaded
-from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per move.
+from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per move. Book
+(``--book``): the AI with its opening book (engine/book.py) plays the same AI without it, from
+the variant's start instead of a random opening, at ``--seconds`` per move.
 
 Games come in pairs from the same random two-ply opening with the sides swapped; a game still
 running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
@@ -65,6 +68,8 @@ class Task:
     seconds: float
     max_plies: int
     seed: int
+    opening_plies: int = OPENING_PLIES
+    """Random plies before the players take over."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +87,8 @@ def _move(name: str, task: Task, game: Game, seed: int) -> Move:
     if name == "old":
         assert _old_ai is not None
         return ai_player(_old_ai)(game, task.seconds, seed)
+    if name in ("book", "no book"):
+        return current_ai.choose_move(game, time_limit=task.seconds, seed=seed, book=name == "book")
     return choose_move_at(game, _scaled(LEVELS[name], task.time_scale), seed=seed)
 
 
@@ -93,7 +100,7 @@ def _scaled(level: Level, time_scale: float) -> Level:
 def play(task: Task) -> Result:
     """Play one game of ``task``."""
     rng = random.Random(task.seed * 1000 + task.pair)
-    game = random_position(task.variant, OPENING_PLIES, rng)
+    game = random_position(task.variant, task.opening_plies, rng)
     first_side = game.turn.opponent if task.swap else game.turn
     longest = {task.first: 0.0, task.second: 0.0}
     for _ in range(task.max_plies):
@@ -185,6 +192,7 @@ def tasks(pairings: list[tuple[str, str]], args: argparse.Namespace) -> Iterable
                     args.seconds,
                     args.max_plies,
                     args.seed,
+                    0 if args.book else OPENING_PLIES,
                 )
 
 
@@ -196,7 +204,8 @@ def main() -> None:
         "--time-scale", type=float, default=0.2, help="times each level's own think time"
     )
     parser.add_argument("--old", help="play this commit's engine/ai.py instead of the levels")
-    parser.add_argument("--seconds", type=float, default=0.2, help="per move, with --old")
+    parser.add_argument("--book", action="store_true", help="the AI with its book against without")
+    parser.add_argument("--seconds", type=float, default=0.2, help="per move, with --old or --book")
     parser.add_argument("--max-plies", type=int, default=200)
     parser.add_argument("--processes", type=int, default=2, choices=(1, 2))
     parser.add_argument("--seed", type=int, default=1)
@@ -213,7 +222,13 @@ def main() -> None:
             load_old_ai(args.old)
         except subprocess.CalledProcessError:
             parser.error(f"no engine/ai.py at {args.old!r} in this repository's history")
-    if args.old:
+    if args.old and args.book:
+        parser.error("--old and --book measure different things: give one")
+    if args.book:
+        pairings = [("book", "no book")]
+        print(f"engine/ai.py with its opening book against without, {args.seconds} s per move,")
+        print("from each variant's start")
+    elif args.old:
         pairings = [("new", "old")]
         print(f"new = engine/ai.py (working tree), old = engine/ai.py at {args.old}, ", end="")
         print(f"{args.seconds} s per move")
@@ -242,7 +257,7 @@ def main() -> None:
             for name, seconds in r.longest.items():
                 longest[name] = max(longest.get(name, 0.0), seconds)
     print("\nlongest think:", ", ".join(f"{n} {s:.2f} s" for n, s in longest.items()))
-    if not args.old:
+    if not args.old and not args.book:
         met = all(tally.score >= TARGET for _, tally in totals)
         scores = ", ".join(f"{name} {tally.score:.0%}" for name, tally in totals)
         print(
