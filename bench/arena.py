@@ -19,7 +19,8 @@ it prints wins, draws and losses of the stronger side, its score with a 95% conf
 (Wilson's, per game) and the Elo difference that score means (and its interval's), then
 whether every level scores at least 70% against the one below. Games run in up to two
 processes (``--processes``), which collect garbage between moves and not during a search, as the
-bot's AI workers do; the longest think per player is printed to check the ceilings.
+bot's AI workers do; the longest think per player, and how many thinks went over the player's
+limit, are printed to check the ceilings.
 """
 
 from __future__ import annotations
@@ -79,6 +80,9 @@ class Result:
     """``first``'s score: 1 win, 0.5 draw, 0 loss."""
     longest: dict[str, float]
     """The longest think of each player, in seconds."""
+    thinks: dict[str, int]
+    over: dict[str, int]
+    """Per player, the moves it thought over and how many of those took longer than its limit."""
 
 
 def _move(name: str, task: Task, game: Game, seed: int) -> Move:
@@ -92,6 +96,13 @@ def _move(name: str, task: Task, game: Game, seed: int) -> Move:
     return choose_move_at(game, _scaled(LEVELS[name], task.time_scale), seed=seed)
 
 
+def _limit(name: str, task: Task) -> float:
+    """The time ``name`` may think per move."""
+    if name in ("new", "old", "book", "no book"):
+        return task.seconds
+    return _scaled(LEVELS[name], task.time_scale).seconds
+
+
 def _scaled(level: Level, time_scale: float) -> Level:
     """``level`` with its time scaled, when time is what limits it (not a depth)."""
     return level if level.depth else replace(level, seconds=level.seconds * time_scale)
@@ -103,6 +114,8 @@ def play(task: Task) -> Result:
     game = random_position(task.variant, task.opening_plies, rng)
     first_side = game.turn.opponent if task.swap else game.turn
     longest = {task.first: 0.0, task.second: 0.0}
+    thinks = {task.first: 0, task.second: 0}
+    over = {task.first: 0, task.second: 0}
     for _ in range(task.max_plies):
         if game.outcome is not None:
             break
@@ -110,11 +123,14 @@ def play(task: Task) -> Result:
         gc.collect()
         start = time.perf_counter()
         move = _move(name, task, game, rng.randrange(1 << 30))
-        longest[name] = max(longest[name], time.perf_counter() - start)
+        took = time.perf_counter() - start
+        longest[name] = max(longest[name], took)
+        thinks[name] += 1
+        over[name] += took > _limit(name, task)
         game.push(move)
     winner = game.outcome.winner if game.outcome is not None else None
     score = 0.5 if winner is None else float(winner == first_side)
-    return Result(task, score, longest)
+    return Result(task, score, longest, thinks, over)
 
 
 def _start_worker(old_commit: str | None) -> None:
@@ -243,6 +259,8 @@ def main() -> None:
     with context.Pool(args.processes, _start_worker, (args.old,)) as pool:
         results = pool.map(play, list(tasks(pairings, args)), chunksize=1)
     longest: dict[str, float] = {}
+    thinks: dict[str, int] = {}
+    over: dict[str, int] = {}
     print(f"{'pairing (stronger first)':32} {'games':>5}  {'results':14}{'score':>6}  ", end="")
     print(f"{'95% interval':18}  Elo [95% interval]")
     totals: list[tuple[str, Tally]] = []
@@ -256,7 +274,10 @@ def main() -> None:
         for r in mine:
             for name, seconds in r.longest.items():
                 longest[name] = max(longest.get(name, 0.0), seconds)
+                thinks[name] = thinks.get(name, 0) + r.thinks[name]
+                over[name] = over.get(name, 0) + r.over[name]
     print("\nlongest think:", ", ".join(f"{n} {s:.2f} s" for n, s in longest.items()))
+    print("over the limit:", ", ".join(f"{n} {over[n]} of {thinks[n]:,}" for n in thinks))
     if not args.old and not args.book:
         met = all(tally.score >= TARGET for _, tally in totals)
         scores = ", ".join(f"{name} {tally.score:.0%}" for name, tally in totals)
