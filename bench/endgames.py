@@ -13,8 +13,10 @@ Prints per variant: positions, the attackers' wins within the limit (and their m
 the defenders' wins, and the games still open or drawn; for the real games' positions, also how
 many of those the attackers went on to win in the real game the AI converted (a position the
 defenders won for real may be lost for the attackers whoever plays it); with ``--show``, every
-position not converted, where it came from and where it ended. The issue's goal: the attackers
-convert at least 90% of lone-king positions within 60 plies.
+position not converted, where it came from and where it ended. Positions where a 4-ply search
+finds that the defenders win whatever the attackers do (the king escapes by force) are counted,
+and the conversions are also given without them. The issue's goal: the attackers convert at
+least 90% of lone-king positions within 60 plies.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2] [--plies 60] [--men 0]
 [--limit 20] [--random brandubh,tablut,copenhagen] [--processes 2] [--show]``.
@@ -36,12 +38,16 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import Game, Piece, Side, TaflGame  # noqa: E402
-from engine.ai import _immediate_win, _Tafl, choose_move  # noqa: E402
+from engine.ai import WIN, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
 from engine.opentafl import format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
 from engine.tafl import tables_for  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
+LOST_DEPTH = 4
+LOST_SECONDS = 20.0
+"""The search that tells a position already lost for the attackers: its depth, and the time it
+may take (a search cut short tells nothing)."""
 VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.csv"}
 
 
@@ -64,6 +70,9 @@ class Result:
     reason: str
     final: str
     """The last position, in OTN."""
+    lost_at_start: bool
+    """Whether a search of ``LOST_DEPTH`` plies finds that the defenders win whatever the
+    attackers play (no technique converts such a position)."""
 
 
 def endgames(variant: str, men: int, attackers: int) -> Iterator[Start]:
@@ -122,16 +131,37 @@ def random_endgames(variant: str, men: int, attackers: int, count: int) -> Itera
         yield Start(variant, position, f"random {found}")
 
 
+def lost_at_start(game: Game) -> bool:
+    """Whether the defenders force a win within ``LOST_DEPTH`` plies, the attackers to move."""
+    search = Search(game, time.perf_counter() + LOST_SECONDS)
+    search.best_move(game.legal_moves(), LOST_DEPTH)
+    return search.depth_reached > 0 and search.score <= -(WIN - 1_000)
+
+
 def play_out(start: Start, seconds: float, plies: int) -> Result:
     """The AI against itself from ``start``, attackers to move."""
     game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
+    lost = lost_at_start(game)
     while game.outcome is None and len(game.history) < plies:
         game.push(choose_move(game, time_limit=seconds, seed=len(game.history)))
     outcome = game.outcome
     plies, final = len(game.history), game.position()
     if outcome is None:
-        return Result(start, None, plies, "open", final)
-    return Result(start, outcome.winner, plies, str(outcome.reason), final)
+        return Result(start, None, plies, "open", final, lost)
+    return Result(start, outcome.winner, plies, str(outcome.reason), final, lost)
+
+
+def _print_not_lost(results: list[Result]) -> None:
+    """The conversions among the positions a short search does not find lost already."""
+    playable = [r for r in results if not r.lost_at_start]
+    if len(playable) == len(results):
+        return
+    converted = sum(r.winner is Side.ATTACKERS for r in playable)
+    print(
+        f"  {len(results) - len(playable)} positions are lost at the start (a {LOST_DEPTH}-ply "
+        f"search finds a forced win for the defenders); of the other {len(playable)}, the AI "
+        f"converted {converted} ({converted / max(1, len(playable)):.0%})"
+    )
 
 
 def _print_real_split(results: list[Result]) -> None:
@@ -150,11 +180,13 @@ def _print_real_split(results: list[Result]) -> None:
 
 def _print_failure(result: Result) -> None:
     start = result.start
-    real = ""
+    notes = ""
     if start.source.startswith("game"):
-        real = f"; the real game was won by {start.real_winner or 'nobody'}"
+        notes = f"; the real game was won by {start.real_winner or 'nobody'}"
+    if result.lost_at_start:
+        notes += "; lost at the start"
     print(
-        f"    {start.source}{real}: {result.reason} after {result.plies} plies; "
+        f"    {start.source}{notes}: {result.reason} after {result.plies} plies; "
         f"from {start.position} to {result.final}"
     )
 
@@ -207,6 +239,7 @@ def main() -> int:
             for result in results:
                 reasons[result.reason] = reasons.get(result.reason, 0) + 1
             print("  endings: " + ", ".join(f"{n} {r}" for r, n in sorted(reasons.items())))
+            _print_not_lost(results)
             _print_real_split(results)
             if args.show:
                 for result in results:
