@@ -635,11 +635,11 @@ class _Tafl(_Kind):
     def _in_kings_way(self, king: Square, occupied: Bitboard) -> Bitboard:
         """The first piece along each of the king's lines (moving one may open the line)."""
         first: Bitboard = 0
-        for ray in self.geometry.rays[king]:
-            for square in ray:
-                if occupied >> square & 1:
-                    first |= 1 << square
-                    break
+        reached = self._king_lines(king, occupied)[3]
+        for ray, line in zip(self.geometry.rays[king], reached, strict=True):
+            steps = line.bit_count()
+            if steps < len(ray) and occupied >> ray[steps] & 1:
+                first |= 1 << ray[steps]
         return first
 
     def _escape_threat(self, square: Square, occupied: Bitboard) -> int:
