@@ -98,9 +98,9 @@ def _move(name: str, task: Task, game: Game, seed: int) -> Move:
 
 def _limit(name: str, task: Task) -> float:
     """The time ``name`` may think per move."""
-    if name in ("new", "old", "book", "no book"):
-        return task.seconds
-    return _scaled(LEVELS[name], task.time_scale).seconds
+    if name in LEVELS:
+        return _scaled(LEVELS[name], task.time_scale).seconds
+    return task.seconds
 
 
 def _scaled(level: Level, time_scale: float) -> Level:

@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from engine import Game, Piece, Side, TaflGame  # noqa: E402
-from engine.ai import WIN, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
+from engine.ai import _WON, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
 from engine.opentafl import format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
 from engine.tafl import tables_for  # noqa: E402
@@ -135,7 +135,7 @@ def lost_at_start(game: Game) -> bool:
     """Whether the defenders force a win within ``LOST_DEPTH`` plies, the attackers to move."""
     search = Search(game, time.perf_counter() + LOST_SECONDS)
     search.best_move(game.legal_moves(), LOST_DEPTH)
-    return search.depth_reached > 0 and search.score <= -(WIN - 1_000)
+    return search.depth_reached > 0 and search.score <= -_WON
 
 
 def play_out(start: Start, seconds: float, plies: int) -> Result:
