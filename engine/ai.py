@@ -670,7 +670,10 @@ class _Tafl(_Kind):
         for line in reached:
             best = 0
             for square in squares_of(line & candidates):
-                best = max(best, self._escape_threat(square, occupied))
+                threat = self._escape_threat(square, occupied)
+                if threat == 2 and self._ways_to_take_king(square):
+                    threat = 0  # he would be taken there before he could walk out
+                best = max(best, threat)
                 if best == 2:
                     break
             if best == 2:
@@ -838,14 +841,16 @@ class _Tafl(_Kind):
         """Whether an attacker can reach, in one move, a square where he would take the king."""
         return bool(self._ways_to_take_king())
 
-    def _ways_to_take_king(self) -> Bitboard:
-        """The squares where an arriving attacker would take the king and that an attacker
-        can reach in one move, with the squares it crosses to get there (none: he is safe)."""
+    def _ways_to_take_king(self, king: Square | None = None) -> Bitboard:
+        """The squares where an arriving attacker would take the king (or would, were he on
+        ``king``) and that an attacker can reach in one move, with the squares it crosses to
+        get there (none: he is safe)."""
         game = self.game
-        att, dfd, king = game.bitboards
+        att, dfd, standing = game.bitboards
+        king = standing if king is None else king
         if not (att | self.may_be_hostile) & self.geometry.neighbours[king]:
             return 0  # nothing next to him to take him against
-        squares = game.king_capture_squares()
+        squares = game.king_capture_squares(king)
         if not squares:
             return 0
         occupied = att | dfd | self.geometry.bit[king]

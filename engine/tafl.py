@@ -659,21 +659,23 @@ class TaflGame(Game):
         """
         return self._king_taken(hammer, self._att)
 
-    def king_capture_squares(self) -> Bitboard:
-        """The empty squares next to the king where an attacker, arriving, would capture him
-        (whether one can get there or not)."""
+    def king_capture_squares(self, king: Square | None = None) -> Bitboard:
+        """The empty squares next to the king (or next to ``king``, were he there instead) where
+        an attacker, arriving, would capture him (whether one can get there or not)."""
         g = self._geo
-        empty = g.neighbours[self._king] & ~(self._att | self._dfd)
+        king = self._king if king is None else king
+        empty = g.neighbours[king] & ~(self._att | self._dfd)
         return sum(
             g.bit[square]
             for square in squares_of(empty)
-            if self._king_taken(square, self._att | g.bit[square])
+            if self._king_taken(square, self._att | g.bit[square], king)
         )
 
-    def _king_taken(self, hammer: Square, att: Bitboard) -> bool:
-        """``_king_captured`` with the attackers on ``att`` (the hammer among them)."""
+    def _king_taken(self, hammer: Square, att: Bitboard, king: Square | None = None) -> bool:
+        """``_king_captured`` with the attackers on ``att`` (the hammer among them) and the king
+        on ``king`` (by default where he stands)."""
         g = self._geo
-        king = self._king
+        king = self._king if king is None else king
         if not g.neighbours[king] >> hammer & 1:
             return False
         t = self._tables

@@ -556,6 +556,35 @@ def test_the_search_knows_when_an_attacker_can_take_the_king(variant: str) -> No
     assert seen[True] and seen[False]
 
 
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen", "tawlbwrdd"])
+def test_the_search_knows_where_the_king_would_be_taken(variant: str) -> None:
+    """``_ways_to_take_king(square)``, the king imagined on ``square``, agrees with moving him
+    there and playing every attackers' reply (moves of his that capture are left out: they
+    change more than his square)."""
+    rng = random.Random(11)
+    seen = {True: 0, False: 0}
+    for _ in range(8):
+        game = Game(variant)
+        while game.outcome is None and len(game.history) < 160:
+            if game.turn is Side.DEFENDERS:
+                assert isinstance(game, TaflGame)
+                kind = _Tafl(game)
+                men = len(game.pieces())
+                for move in game.legal_moves():
+                    king, square = move.path
+                    if king != game.bitboards[2]:
+                        continue
+                    imagined = bool(kind._ways_to_take_king(square))
+                    game.push(move)
+                    if game.outcome is None and len(game.pieces()) == men:
+                        takes = replies_reaching(game, Reason.KING_CAPTURED) != []
+                        assert imagined is takes, move
+                        seen[takes] += 1
+                    game.undo()
+            game.push(rng.choice(game.legal_moves()))
+    assert seen[True] and seen[False]
+
+
 def test_a_leaf_where_every_move_leaves_the_king_to_be_taken_is_lost() -> None:
     """Brandubh, the defenders to move; the king on f3 (weak away from the throne) between
     attackers' reaches: whatever they play, an attacker takes him. The leaves answer that

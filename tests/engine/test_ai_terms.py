@@ -119,6 +119,15 @@ def test_the_attackers_close_the_ring() -> None:
     assert chosen(game, 1) == "c7-c5"
 
 
+@pytest.mark.parametrize(("attacker", "fork"), [("c4", 1), ("c3", 0)])
+def test_a_fork_square_where_the_king_would_be_taken_is_no_fork(attacker: str, fork: int) -> None:
+    """Brandubh, the defenders to move: the king on c2 reaches a2, next to the corner a1, where
+    one move cannot stop him; but from c3 an attacker reaches a3 and takes him there (between
+    it and the corner) first."""
+    game = Game.from_position("brandubh", position(7, "c2", "d2", f"b1 {attacker}"), "defenders")
+    assert terms_of(game)["king fork next"] == fork
+
+
 def weighed(weights: dict[str, int], game: Game) -> int:
     """The defenders' value of ``game`` by ``weights``."""
     return sum(weights[term] * count for term, count in terms_of(game).items())
