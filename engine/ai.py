@@ -113,9 +113,9 @@ counts them:
 - king two lines: the attackers to move cannot close every open line of the king (two, or the
   escape square next to him); king open line: otherwise, per open line to an escape square;
 - king fork next: the king can reach a square from which one move cannot close every way out
-  (the defenders to move), or two such squares along different lines (the attackers to move);
-  king line next: per line of the king leading to a square with an open line (twice when it
-  cannot be closed);
+  and where no attacker can take him at once (the defenders to move), or two such squares along
+  different lines (the attackers to move); king line next: per line of the king leading to a
+  square with an open line (twice when it cannot be closed and he is safe there);
 - king freedom: per empty square the king reaches in one move; king escape distance: per step
   to his nearest escape square;
 - king pressed: per side of the king closed by an attacker or a square hostile to him (scaled
@@ -664,7 +664,7 @@ class _Tafl(_Kind):
     def _next_threats(self, reached: list[Bitboard], occupied: Bitboard) -> tuple[int, int]:
         """Of the king's lines (``occupied`` without him), how many lead to a square he could
         escape from next unless one move closes it, and how many to a square where one move
-        cannot close every way out."""
+        cannot close every way out and no attacker can take him."""
         one = sure = 0
         candidates = self.on_escape_lines
         for line in reached:
