@@ -115,7 +115,7 @@ counts them:
 - king fork next: the king can reach a square from which one move cannot close every way out
   and where no attacker can take him at once (the defenders to move), or two such squares along
   different lines (the attackers to move); king line next: per line of the king leading to a
-  square with an open line (twice when it cannot be closed and he is safe there);
+  square where he would be safe and have an open line (twice when it cannot be closed);
 - king freedom: per empty square the king reaches in one move; king escape distance: per step
   to his nearest escape square;
 - king pressed: per side of the king closed by an attacker or a square hostile to him (scaled
@@ -664,14 +664,14 @@ class _Tafl(_Kind):
     def _next_threats(self, reached: list[Bitboard], occupied: Bitboard) -> tuple[int, int]:
         """Of the king's lines (``occupied`` without him), how many lead to a square he could
         escape from next unless one move closes it, and how many to a square where one move
-        cannot close every way out and no attacker can take him."""
+        cannot close every way out; only squares where no attacker can take him count."""
         one = sure = 0
         candidates = self.on_escape_lines
         for line in reached:
             best = 0
             for square in squares_of(line & candidates):
                 threat = self._escape_threat(square, occupied)
-                if threat == 2 and self._ways_to_take_king(square):
+                if threat and self._ways_to_take_king(square):
                     threat = 0  # he would be taken there before he could walk out
                 best = max(best, threat)
                 if best == 2:
