@@ -10,10 +10,11 @@ scored from the engine's bitboards by an evaluation per kind of game:
 - hnefatafl family: named terms (``_Tafl.terms``) times weights (``FITTED_WEIGHTS``, fitted to the
   real games, ``CORNER_WEIGHTS`` tapering to them as the defenders fall, or ``EDGE_WEIGHTS``):
   material; the king's open lines to the escape squares (the defenders to move with an open line,
-  the attackers able to take him, win outright), his distance to them and his freedom; the attackers
-  around him against the number his strength rule needs; attackers guarding the corners; defenders
-  next to the king; his region through squares free of attackers (shut in, its size, the corners or
-  sides it reaches);
+  the attackers able to take him, win outright), the squares he reaches next from which he could
+  walk out (where no attacker can take him first), his distance to them and his freedom; the
+  attackers around him against the number his strength rule needs; attackers guarding the
+  corners; defenders next to the king; his region through squares free of attackers (shut in,
+  its size, the corners or sides it reaches);
 - Halatafl: material (with a margin near the five-piece limit), advance, pieces open to a jump.
 
 The search plays the moves on the game itself and takes every one back before returning, so it
