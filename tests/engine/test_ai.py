@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import random
 import time
+from collections.abc import Iterator
 
 import pytest
 
@@ -538,21 +539,28 @@ def test_passing_prunes_and_leaves_the_game_as_it_was(variant: str) -> None:
     assert nodes[True] < nodes[False]
 
 
+def random_turns(variant: str, side: Side, seed: int, games: int, plies: int) -> Iterator[TaflGame]:
+    """Random games of ``variant``, each up to ``plies`` plies: the game at each turn of
+    ``side`` (to be looked at and left as it was)."""
+    rng = random.Random(seed)
+    for _ in range(games):
+        game = Game(variant)
+        while game.outcome is None and len(game.history) < plies:
+            if game.turn is side:
+                assert isinstance(game, TaflGame)
+                yield game
+            game.push(rng.choice(game.legal_moves()))
+
+
 @pytest.mark.parametrize("variant", ["brandubh", "tablut", "hnefatafl", "tablut-corner"])
 def test_the_search_knows_when_an_attacker_can_take_the_king(variant: str) -> None:
     """``_king_takeable`` (squares where an arriving attacker takes him, and an attacker to
     reach one) agrees with playing every attackers' move, in random games."""
-    rng = random.Random(7)
     seen = {True: 0, False: 0}
-    for _ in range(12):
-        game = Game(variant)
-        while game.outcome is None and len(game.history) < 200:
-            if game.turn is Side.ATTACKERS:
-                assert isinstance(game, TaflGame)
-                takes = replies_reaching(game, Reason.KING_CAPTURED) != []
-                assert _Tafl(game)._king_takeable() is takes
-                seen[takes] += 1
-            game.push(rng.choice(game.legal_moves()))
+    for game in random_turns(variant, Side.ATTACKERS, seed=7, games=12, plies=200):
+        takes = replies_reaching(game, Reason.KING_CAPTURED) != []
+        assert _Tafl(game)._king_takeable() is takes
+        seen[takes] += 1
     assert seen[True] and seen[False]
 
 
@@ -561,27 +569,21 @@ def test_the_search_knows_where_the_king_would_be_taken(variant: str) -> None:
     """``_ways_to_take_king(square)``, the king imagined on ``square``, agrees with moving him
     there and playing every attackers' reply (moves of his that capture are left out: they
     change more than his square)."""
-    rng = random.Random(11)
     seen = {True: 0, False: 0}
-    for _ in range(8):
-        game = Game(variant)
-        while game.outcome is None and len(game.history) < 160:
-            if game.turn is Side.DEFENDERS:
-                assert isinstance(game, TaflGame)
-                kind = _Tafl(game)
-                men = len(game.pieces())
-                for move in game.legal_moves():
-                    king, square = move.path
-                    if king != game.bitboards[2]:
-                        continue
-                    imagined = bool(kind._ways_to_take_king(square))
-                    game.push(move)
-                    if game.outcome is None and len(game.pieces()) == men:
-                        takes = replies_reaching(game, Reason.KING_CAPTURED) != []
-                        assert imagined is takes, move
-                        seen[takes] += 1
-                    game.undo()
-            game.push(rng.choice(game.legal_moves()))
+    for game in random_turns(variant, Side.DEFENDERS, seed=11, games=8, plies=160):
+        kind = _Tafl(game)
+        men = len(game.pieces())
+        for move in game.legal_moves():
+            king, square = move.path
+            if king != game.bitboards[2]:
+                continue
+            imagined = bool(kind._ways_to_take_king(square))
+            game.push(move)
+            if game.outcome is None and len(game.pieces()) == men:
+                takes = replies_reaching(game, Reason.KING_CAPTURED) != []
+                assert imagined is takes, move
+                seen[takes] += 1
+            game.undo()
     assert seen[True] and seen[False]
 
 
