@@ -672,7 +672,7 @@ class _Tafl(_Kind):
             best = 0
             for square in squares_of(line & candidates):
                 threat = self._escape_threat(square, occupied)
-                if threat and self._ways_to_take_king(square):
+                if threat and self._king_takeable(square):
                     threat = 0  # he would be taken there before he could walk out
                 best = max(best, threat)
                 if best == 2:
@@ -838,9 +838,10 @@ class _Tafl(_Kind):
         targets = lines | g.neighbours[king]
         return [move for move in game.legal_moves() if targets >> move.path[1] & 1]
 
-    def _king_takeable(self) -> bool:
-        """Whether an attacker can reach, in one move, a square where he would take the king."""
-        return bool(self._ways_to_take_king())
+    def _king_takeable(self, king: Square | None = None) -> bool:
+        """Whether an attacker can reach, in one move, a square where he would take the king
+        (or would, were he on ``king``)."""
+        return bool(self._ways_to_take_king(king))
 
     def _ways_to_take_king(self, king: Square | None = None) -> Bitboard:
         """The squares where an arriving attacker would take the king (or would, were he on

@@ -566,7 +566,7 @@ def test_the_search_knows_when_an_attacker_can_take_the_king(variant: str) -> No
 
 @pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen", "tawlbwrdd"])
 def test_the_search_knows_where_the_king_would_be_taken(variant: str) -> None:
-    """``_ways_to_take_king(square)``, the king imagined on ``square``, agrees with moving him
+    """``_king_takeable(square)``, the king imagined on ``square``, agrees with moving him
     there and playing every attackers' reply (moves of his that capture are left out: they
     change more than his square)."""
     seen = {True: 0, False: 0}
@@ -577,7 +577,7 @@ def test_the_search_knows_where_the_king_would_be_taken(variant: str) -> None:
             king, square = move.path
             if king != game.bitboards[2]:
                 continue
-            imagined = bool(kind._ways_to_take_king(square))
+            imagined = kind._king_takeable(square)
             game.push(move)
             if game.outcome is None and len(game.pieces()) == men:
                 takes = replies_reaching(game, Reason.KING_CAPTURED) != []
