@@ -202,7 +202,10 @@ class Game:
         if not self.history:
             raise IllegalMoveError("there is no move to take back", Refusal.NOTHING_TO_UNDO)
         state, outcome, key = self._undo_stack.pop()
-        self._seen[key] -= 1
+        if self._seen[key] == 1:
+            del self._seen[key]  # the positions a search tries must not pile up
+        else:
+            self._seen[key] -= 1
         ply = self.history.pop()
         self._restore(state)
         self.turn = ply.side
