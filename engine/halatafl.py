@@ -249,19 +249,24 @@ class HalataflGame(Game):
             if not (occupied | geo.corners) >> target & 1:
                 yield Move(self.size, (origin, target))
 
-        def chains(path: tuple[Square, ...], jumped: Bitboard) -> Iterator[Move]:
-            for over, land in geo.jumps[path[-1]]:
-                if (
-                    occupied >> over & 1
-                    and not jumped >> over & 1
-                    and not occupied >> land & 1
-                    and (enemy >> over & 1 or not geo.corners >> land & 1)
-                ):
-                    longer = (*path, land)
-                    yield Move(self.size, longer)
-                    yield from chains(longer, jumped | 1 << over)
+        yield from self._jump_chains((origin,), 0, occupied, enemy)
 
-        yield from chains((origin,), 0)
+    def _jump_chains(
+        self, path: tuple[Square, ...], jumped: Bitboard, occupied: Bitboard, enemy: Bitboard
+    ) -> Iterator[Move]:
+        """Every jump chain that goes on from ``path``, over none of the ``jumped`` pieces
+        again (a method: a nested function calling itself would be a reference cycle)."""
+        geo = self._geo
+        for over, land in geo.jumps[path[-1]]:
+            if (
+                occupied >> over & 1
+                and not jumped >> over & 1
+                and not occupied >> land & 1
+                and (enemy >> over & 1 or not geo.corners >> land & 1)
+            ):
+                longer = (*path, land)
+                yield Move(self.size, longer)
+                yield from self._jump_chains(longer, jumped | 1 << over, occupied, enemy)
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
