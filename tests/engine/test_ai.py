@@ -5,6 +5,7 @@ search finds."""
 from __future__ import annotations
 
 import dataclasses
+import gc
 import random
 import time
 from collections.abc import Iterator
@@ -12,7 +13,17 @@ from collections.abc import Iterator
 import pytest
 
 from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square, TaflGame
-from engine.ai import QUIESCENCE_PLIES, WIN, Search, _Tafl, choose_move
+from engine.ai import (
+    LEVELS,
+    QUIESCENCE_PLIES,
+    WIN,
+    Search,
+    _Kind,
+    _kind_of,
+    _Tafl,
+    choose_move,
+    choose_move_at,
+)
 from engine.presets import COPENHAGEN
 from engine.rules import Repetition, Rules
 from engine.types import parse_square
@@ -43,12 +54,56 @@ def test_a_legal_move_in_every_variant(variant: str) -> None:
     assert move in game.legal_moves()
 
 
+@pytest.mark.parametrize("variant", ["copenhagen", "brandubh", "halatafl"])
+def test_the_cycle_collector_is_off_while_the_ai_thinks(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    game = Game(variant)
+    game.push(game.legal_moves()[0])
+    kind = type(_kind_of(game))
+    evaluate = kind.evaluate
+    collector_on: list[bool] = []
+
+    def spied(self: _Kind, ply: int) -> int:
+        collector_on.append(gc.isenabled())
+        return evaluate(self, ply)
+
+    monkeypatch.setattr(kind, "evaluate", spied)
+    assert gc.isenabled()
+    choose_move(game, depth=3, time_limit=30, seed=0, book=False)
+    assert len(collector_on) > 100 and not any(collector_on)
+    assert gc.isenabled()  # on again after
+    gc.disable()
+    try:
+        choose_move_at(game, LEVELS["easy"], seed=0)
+        assert not gc.isenabled()  # left off, as the caller had it
+    finally:
+        gc.enable()
+
+
+@pytest.mark.parametrize("variant", list(VARIANTS))
+def test_a_search_leaves_no_reference_cycles(variant: str) -> None:
+    game = Game(variant)
+    rng = random.Random(variant)
+    for _ in range(6):
+        game.push(rng.choice(game.legal_moves()))
+    gc.collect()
+    gc.disable()
+    try:
+        choose_move(game, depth=2, time_limit=30, seed=0)
+        assert gc.collect() == 0
+    finally:
+        gc.enable()
+
+
 def test_the_game_is_left_as_it_was() -> None:
     game = Game("brandubh")
     game.play("d2-e2")
     before = (game.position(), game.turn, list(game.history), game.outcome)
+    positions_seen = dict(game._seen)
     choose_move(game, depth=3, time_limit=30, seed=1)
     assert (game.position(), game.turn, list(game.history), game.outcome) == before
+    assert game._seen == positions_seen  # not the thousands of positions the search tried
     game.play("d3-g3")  # the game plays on normally afterwards
 
 
