@@ -18,9 +18,9 @@ running after ``--max-plies`` plies is a draw. Per pairing and variant, and over
 it prints wins, draws and losses of the stronger side, its score with a 95% confidence interval
 (Wilson's, per game) and the Elo difference that score means (and its interval's), then
 whether every level scores at least 70% against the one below. Games run in up to two
-processes (``--processes``), which collect garbage between moves and not during a search, as the
-bot's AI workers do; the longest think per player, and how many thinks went over the player's
-limit, are printed to check the ceilings.
+processes (``--processes``), which collect garbage between moves and not during a search (as
+engine/ai.py itself sees to, and older AIs did not); the longest think per player, and how many
+thinks went over the player's limit, are printed to check the ceilings.
 """
 
 from __future__ import annotations
@@ -134,7 +134,8 @@ def play(task: Task) -> Result:
 
 
 def _start_worker(old_commit: str | None) -> None:
-    """Load the older AI, and collect garbage only between moves, as the bot's AI workers do."""
+    """Load the older AI, and collect garbage only between moves: older AIs do not hold off the
+    cycle collector while they think, as engine/ai.py now does."""
     global _old_ai
     gc.disable()
     if old_commit is not None:

@@ -14,7 +14,6 @@ and for tests that don't measure responsiveness.
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import multiprocessing
 import os
@@ -74,8 +73,6 @@ def think_at_level(snapshot: Snapshot, time_limit: float) -> Move:
     ``time_limit`` seconds, whichever is shorter."""
     from engine.ai import LEVELS, choose_move_at
 
-    if not gc.isenabled():
-        gc.collect()  # an AI worker collects between searches, not in the middle of one
     game, level = snapshot.game(), LEVELS[snapshot.level]
     started = time.perf_counter()
     move = choose_move_at(game, level, time_limit=time_limit)
@@ -126,10 +123,8 @@ def _warm_up_thinking() -> None:
 
 
 def _start_ai_worker() -> None:
-    """Run this worker process at a lower priority than the bot, and without automatic
-    garbage collection: a full collection in the middle of a search (its table holds some
-    hundred thousand objects) could stop it for longer than the margin of its time limit."""
-    gc.disable()
+    """Run this worker process at a lower priority than the bot (the AI holds off Python's
+    cycle collector itself while it thinks)."""
     try:
         os.nice(AI_NICENESS)
     except OSError:  # not allowed here: run at the same priority

@@ -4,7 +4,6 @@ the time under load, the AI's workers run at a lower priority, a dead worker is 
 from __future__ import annotations
 
 import asyncio
-import gc
 import logging
 import os
 import pickle
@@ -52,8 +51,6 @@ async def test_the_ai_moves_in_a_worker_process_at_a_lower_priority(processes: C
     worker_niceness = await processes._run(processes._ai_pool, os.nice, 0)
     assert worker_niceness == os.nice(0) + AI_NICENESS
     assert await processes._run(processes._ai_pool, os.getpid) != os.getpid()
-    # It collects garbage between searches, never in the middle of one.
-    assert await processes._run(processes._ai_pool, gc.isenabled) is False
 
 
 def test_a_think_over_its_time_is_logged(caplog: pytest.LogCaptureFixture) -> None:
