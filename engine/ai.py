@@ -699,11 +699,10 @@ class _Tafl(_Kind):
             best = 0
             for square in squares_of(line & candidates):
                 threat = self._escape_threat(square, occupied)
-                if threat and self._king_takeable(square):
-                    threat = 0  # he would be taken there before he could walk out
-                best = max(best, threat)
-                if best == 2:
-                    break
+                if threat > best and not self._king_takeable(square):
+                    best = threat  # (where he would be taken, he could not walk out)
+                    if best == 2:
+                        break
             if best == 2:
                 sure += 1
             elif best:
