@@ -86,6 +86,9 @@ REDUCE_AFTER = 4
 
 _ROOMS_KEPT = 50_000
 """Attacker layouts whose regions the evaluation keeps before it starts again."""
+_WORTHS_KEPT = 50_000
+"""Positions whose evaluation a search keeps before it starts again (a fifth to a third of the
+positions a search evaluates, it evaluates again)."""
 
 _HISTORY_CAP = 1 << 22
 """The most a move's history score (the cutoffs it made, by depth squared) grows to."""
@@ -629,6 +632,9 @@ class _Tafl(_Kind):
         )
         """The squares that are hostile to the king when empty or occupied."""
         self.rooms: dict[Bitboard, list[Bitboard]] = {}
+        self.worths: dict[Hashable, int] = {}
+        """By position (``key``): its evaluation for the defenders, WIN where the side to move
+        wins with its next move."""
         """By the attackers' squares: the regions found so far (``_room``)."""
         self.ways_out = _ways_out(g, tables.escape, rules.escape is Escape.CORNERS)
         """The corners (each a group of escape squares), or the four sides of the board."""
@@ -710,15 +716,29 @@ class _Tafl(_Kind):
         return one, sure
 
     def evaluate(self, ply: int) -> int:
+        game = self.game
+        key = game.bitboards, game.turn
+        value = self.worths.get(key)
+        if value is None:
+            if len(self.worths) > _WORTHS_KEPT:
+                self.worths.clear()
+            value = self.worths[key] = self._worth()
+        if value == WIN:
+            return WIN - ply - 1  # the king walks out, or is taken
+        return value if game.turn is Side.DEFENDERS else -value
+
+    def _worth(self) -> int:
+        """The weighted sum of the position's terms, for the defenders (WIN where the side to
+        move wins with its next move)."""
         terms = self.terms()
         if terms is None:
-            return WIN - ply - 1  # the king walks out, or is taken
+            return WIN
         value: int = sum(map(operator.mul, self.weights, terms))
         if self.tapered:
             ending: int = sum(map(operator.mul, self.ending_weights, terms))
             men, full = min(terms[0], self.men_at_start), self.men_at_start
             value = (value * men + ending * (full - men)) // full
-        return value if self.game.turn is Side.DEFENDERS else -value
+        return value
 
     def terms(self) -> list[int] | None:
         """The position's count of each of TAFL_TERMS, or None when the side to move

@@ -594,6 +594,22 @@ def test_passing_prunes_and_leaves_the_game_as_it_was(variant: str) -> None:
     assert nodes[True] < nodes[False]
 
 
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen"])
+def test_an_evaluation_kept_for_a_position_holds_for_its_side_to_move_only(variant: str) -> None:
+    """One evaluator over a whole game, each side to move in turn (as a pass makes it), scores
+    every position as a new evaluator does."""
+    rng = random.Random(variant)
+    game = Game(variant)
+    kept = _kind_of(game)
+    while game.outcome is None and len(game.history) < 60:
+        for _ in range(2):
+            ply = len(game.history)
+            assert kept.evaluate(ply) == _kind_of(game).evaluate(ply)
+            game.turn = game.turn.opponent
+        game.push(rng.choice(game.legal_moves()))
+    assert len(game.history) >= 20
+
+
 def random_turns(variant: str, side: Side, seed: int, games: int, plies: int) -> Iterator[TaflGame]:
     """Random games of ``variant``, each up to ``plies`` plies: the game at each turn of
     ``side`` (to be looked at and left as it was)."""
