@@ -87,8 +87,8 @@ REDUCE_AFTER = 4
 _ROOMS_KEPT = 50_000
 """Attacker layouts whose regions the evaluation keeps before it starts again."""
 _WORTHS_KEPT = 50_000
-"""Positions whose evaluation a search keeps before it starts again (a fifth to a third of the
-positions a search evaluates, it evaluates again)."""
+"""Positions whose evaluation a search keeps before it starts again: it evaluates a fifth to a
+third of its positions more than once."""
 
 _HISTORY_CAP = 1 << 22
 """The most a move's history score (the cutoffs it made, by depth squared) grows to."""
@@ -632,10 +632,10 @@ class _Tafl(_Kind):
         )
         """The squares that are hostile to the king when empty or occupied."""
         self.rooms: dict[Bitboard, list[Bitboard]] = {}
+        """By the attackers' squares: the regions found so far (``_room``)."""
         self.worths: dict[Hashable, int] = {}
         """By position (``key``): its evaluation for the defenders, WIN where the side to move
         wins with its next move."""
-        """By the attackers' squares: the regions found so far (``_room``)."""
         self.ways_out = _ways_out(g, tables.escape, rules.escape is Escape.CORNERS)
         """The corners (each a group of escape squares), or the four sides of the board."""
 
