@@ -24,7 +24,8 @@ loss for the side that repeats). A move that brings back a position already seen
 the line, is scored as that rule scores the third occurrence, as chess engines score a repetition
 at the second occurrence (whichever side gains by repeating can repeat again), though short of a
 forced result: the other side may still turn aside. Such scores depend on the path, so the table
-keeps only the best move of a node whose subtree met a repetition.
+keeps only the best move of a node whose subtree met a repetition. A draw is worth 0, but for
+the attackers against a king with at most one man left, to whom it costs ``ENDGAME_CONTEMPT``.
 Timing: the clock runs from the call and is read every few nodes, so a move comes back within
 ``time_limit`` plus the time of those few nodes (bench/ai.py prints the longest think). Python's
 cycle collector is held off while the AI thinks: its full passes over the table took up to 0.1 s.
@@ -76,6 +77,11 @@ NULL_FROM_DEPTH = 3
 NULL_REDUCTION = 2
 """From this depth on, a node whose evaluation is already above what the other side allows
 first lets the side to move pass, searched this much shallower (null-move pruning)."""
+ENDGAME_CONTEMPT = 300
+ENDGAME_MEN = 1
+"""Where the defenders are down to their king and at most ``ENDGAME_MEN`` men at the root, a
+draw costs the attackers this much (and gains the defenders as much): they have the men to win,
+and a repetition throws it away. A draw is otherwise worth 0."""
 FUTILITY_MARGINS = (0, 100, 250)
 """At depth 1 and 2 of a zero-window search, a position whose evaluation is this far below what
 the side to move needs tries only its forcing moves (the quiet ones are taken as futile)."""
@@ -283,6 +289,7 @@ class Search:
         self.use_futility = futility and ordering
         self.scores_repetition = game.repetition_outcome() is not None
         """Whether the rules end a game on repetition (not when they ignore it)."""
+        self.attackers_draw = self.kind.attackers_draw()
         self.repetitions = 0
         """Repeated positions scored so far: a node's score depends on its path when this grows
         while its subtree is searched."""
@@ -356,12 +363,12 @@ class Search:
         of a forced result (the other side may still turn aside). It depends on the path."""
         self.repetitions += 1
         game = self.game
-        if game.outcome is not None:
-            return _final_score(game.outcome, game.turn, ply)
-        outcome = game.repetition_outcome()
+        outcome = game.outcome or game.repetition_outcome()
         assert outcome is not None
         if outcome.winner is None:
-            return 0
+            return self.attackers_draw if game.turn is Side.ATTACKERS else -self.attackers_draw
+        if game.outcome is not None:
+            return _final_score(game.outcome, game.turn, ply)
         score = _REPEATED - ply
         return score if outcome.winner == game.turn else -score
 
@@ -569,6 +576,10 @@ class _Kind:
         """Whether the side to move faces a threat to end the game on the next move."""
         return False
 
+    def attackers_draw(self) -> int:
+        """What a draw is worth to the attackers here (the defenders count it against them)."""
+        return 0
+
     def answers(self) -> list[Move] | None:
         """The moves that could parry the threat ``must_answer`` finds (none: the game is lost),
         or None when there is no such threat."""
@@ -641,6 +652,11 @@ class _Tafl(_Kind):
 
     def key(self) -> Hashable:
         return self.game.bitboards, self.game.turn
+
+    def attackers_draw(self) -> int:
+        if self.game.bitboards[1].bit_count() > ENDGAME_MEN:
+            return 0
+        return -ENDGAME_CONTEMPT
 
     def _king_lines(
         self, king: Square, occupied: Bitboard

@@ -14,6 +14,7 @@ import pytest
 
 from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square, TaflGame
 from engine.ai import (
+    ENDGAME_CONTEMPT,
     LEVELS,
     QUIESCENCE_PLIES,
     WIN,
@@ -440,6 +441,23 @@ def test_the_attackers_make_a_third_repetition_only_when_it_wins(
     assert (str(choose_move(game, time_limit=0.3, seed=0)) == "h9-h8") is taken
 
 
+@pytest.mark.parametrize(
+    ("men", "attackers_draw"), [("e3", -ENDGAME_CONTEMPT), ("e3 e5", 0), ("", -ENDGAME_CONTEMPT)]
+)
+def test_a_draw_costs_the_attackers_against_a_king_with_at_most_one_man(
+    men: str, attackers_draw: int
+) -> None:
+    game = setup("brandubh", t="b6 f2 e6 b2", T=men, K="c3")
+    for text in ("b6-b5", "c3-c4", "b5-b6", "c4-c3"):
+        game.play(text)
+    assert (game.occurrences(), game.turn) == (2, Side.ATTACKERS)
+    search = Search(game, time.perf_counter() + 60)
+    assert search._repeated(0) == attackers_draw  # the rules' draw, as the attackers see it
+    game.play("b6-b5")
+    assert (game.occurrences(), game.turn) == (2, Side.DEFENDERS)
+    assert search._repeated(0) == -attackers_draw  # and as the defenders see it
+
+
 def test_the_attackers_steer_into_a_repetition_that_wins() -> None:
     # After d2-e2 h8-h9 e2-d2, h9-h8 brings the start back: a second occurrence, which the
     # search scores as the third (the defenders lose) but short of a forced win.
@@ -464,11 +482,12 @@ def test_the_defenders_turn_aside_from_a_second_occurrence(depth: int) -> None:
     move, score, _ = searched(game, depth)
     assert move != favourite
     assert abs(score) < WIN - 1_000
-    # Under a draw rule the defenders, behind here, take the repetition.
+    # Under a draw rule the defenders, behind here, take the repetition: with one man beside the
+    # king, a draw is worth ENDGAME_CONTEMPT to them.
     drawn = shuffled(
         with_repetition(Repetition.DRAW), "defenders", [favourite, "h8-h9", back, "h9-h8"], 4
     )
-    assert searched(drawn, depth)[:2] == (favourite, 0)
+    assert searched(drawn, depth)[:2] == (favourite, ENDGAME_CONTEMPT)
 
 
 def just_after_a_capture(variant: str, seed: int) -> Game:
