@@ -732,8 +732,7 @@ class _Tafl(_Kind):
         return one, sure
 
     def evaluate(self, ply: int) -> int:
-        game = self.game
-        key = game.bitboards, game.turn
+        key = self.key()
         value = self.worths.get(key)
         if value is None:
             if len(self.worths) > _WORTHS_KEPT:
@@ -741,7 +740,7 @@ class _Tafl(_Kind):
             value = self.worths[key] = self._worth()
         if value == WIN:
             return WIN - ply - 1  # the king walks out, or is taken
-        return value if game.turn is Side.DEFENDERS else -value
+        return value if self.game.turn is Side.DEFENDERS else -value
 
     def _worth(self) -> int:
         """The weighted sum of the position's terms, for the defenders (WIN where the side to
