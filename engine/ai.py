@@ -61,8 +61,6 @@ _WON = WIN - 1_000
 _REPEATED = _WON - 1
 """A position seen once before, where the repetition rule favours the side to move: above any
 evaluation, below a forced result (less ``ply``, like a win)."""
-_CHECK_EVERY = 8
-"""Nodes between two looks at the clock."""
 TIME_USED = 0.95
 """The share of its time limit the search plans to use: the rest is for returning the move
 and for a node begun just before the deadline."""
@@ -374,7 +372,7 @@ class Search:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if self.nodes % _CHECK_EVERY == 0 and time.perf_counter() > self.deadline:
+        if time.perf_counter() > self.deadline:  # every node: one can take milliseconds
             raise _OutOfTime
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
