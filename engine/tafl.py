@@ -664,12 +664,50 @@ class TaflGame(Game):
         an attacker, arriving, would capture him (whether one can get there or not)."""
         g = self._geo
         king = self._king if king is None else king
-        empty = g.neighbours[king] & ~(self._att | self._dfd)
-        return sum(
-            g.bit[square]
-            for square in squares_of(empty)
-            if self._king_taken(square, self._att | g.bit[square], king)
+        att = self._att
+        empty = g.neighbours[king] & ~(att | self._dfd)
+        if not empty:
+            return 0
+        t = self._tables
+        if empty & t.throne:  # an attacker there would change what is hostile: one by one
+            return sum(
+                g.bit[hammer]
+                for hammer in squares_of(empty)
+                if self._king_taken(hammer, att | g.bit[hammer], king)
+            )
+        closed = att | t.hostile_to(DEFENDERS, att | self._dfd | g.bit[king])
+        strength, edge_closes = self._king_strength_at(king)
+        north, south, east, west = g.sides[king]
+        if strength is WEAK:  # a hammer on one side, an anvil on the other
+            found: Bitboard = 0
+            for hammer, beyond in ((north, south), (south, north), (east, west), (west, east)):
+                if empty >> hammer & 1 and closed >> beyond & 1:
+                    found |= 1 << hammer
+            return found
+        still_open: Bitboard = 0  # every side closed but the hammer's
+        for side in (north, south, east, west):
+            if side == g.off_board:
+                if not edge_closes:
+                    return 0
+            elif not closed >> side & 1:
+                still_open |= 1 << side
+        if still_open & (still_open - 1):
+            return 0
+        return empty & still_open if still_open else empty
+
+    def _king_strength_at(self, king: Square) -> tuple[KingStrength, bool]:
+        """How the king on ``king`` is captured: weak (between two) or strong (on every side),
+        and whether the edge then closes a side (strong-or-3-at-edge, or a lone king where the
+        rules say so)."""
+        t = self._tables
+        rules = t.rules
+        strength = rules.king_strength
+        if strength is KingStrength.STRONG_NEAR_THRONE:
+            strength = STRONG if t.throne_zone >> king & 1 else WEAK
+        edge_closes = strength is KingStrength.STRONG_OR_3_AT_EDGE or (
+            rules.lone_king_captured_on_edge and not self._dfd
         )
+        return strength, edge_closes
 
     def _king_taken(self, hammer: Square, att: Bitboard, king: Square | None = None) -> bool:
         """``_king_captured`` with the attackers on ``att`` (the hammer among them) and the king
@@ -679,18 +717,12 @@ class TaflGame(Game):
         if not g.neighbours[king] >> hammer & 1:
             return False
         t = self._tables
-        rules = t.rules
         occupied = att | self._dfd | g.bit[king]
         closed = att | t.hostile_to(DEFENDERS, occupied)
-        strength = rules.king_strength
-        if strength is KingStrength.STRONG_NEAR_THRONE:
-            strength = STRONG if t.throne_zone >> king & 1 else WEAK
+        strength, edge_closes = self._king_strength_at(king)
         if strength is WEAK:
             beyond = next(b for man, b in g.steps[hammer] if man == king)
             return bool(closed >> beyond & 1)
-        edge_closes = strength is KingStrength.STRONG_OR_3_AT_EDGE or (
-            rules.lone_king_captured_on_edge and not self._dfd
-        )
         for side in g.sides[king]:
             if side == g.off_board:
                 if not edge_closes:

@@ -1,6 +1,7 @@
-"""The capture queries (``capture_targets``, ``capturing_moves``) agree with what a move
-really captures, move by move: in random games of every variant, and in random positions
-crowded on the edges and round the throne, where shieldwalls and Linnaean captures happen."""
+"""The capture queries (``capture_targets``, ``capturing_moves``, ``king_capture_squares``)
+agree with what a move really captures, move by move: in random games of every variant, and in
+random positions crowded on the edges and round the throne, where shieldwalls and Linnaean
+captures happen."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from collections import Counter
 
 import pytest
 
-from engine import Game, TaflGame
+from engine import Game, Move, Reason, Side, TaflGame
+from engine.board import squares_of
 from engine.opentafl import format_position
 from engine.presets import BRANDUBH, COPENHAGEN, TABLUT_LINNAEAN
 from engine.rules import Rules, ThroneStop
@@ -45,6 +47,38 @@ def check_queries(game: TaflGame, seen: Counter[str]) -> None:
         seen["capture"] += bool(taken[move])
         seen["shieldwall"] += any(not _next_to(man, target, game.size) for man in taken[move])
         seen["linnaean"] += any(_linnaean(game, target, man) for man in taken[move])
+    check_king_capture_squares(game, legal, taken, seen)
+
+
+def check_king_capture_squares(
+    game: TaflGame, legal: list[Move], taken: dict[Move, tuple[int, ...]], seen: Counter[str]
+) -> None:
+    """An attacker's move next to the king that takes no man ends the game with his capture
+    exactly when it ends on ``king_capture_squares()``; and for the king on any other square,
+    the query holds the squares where the capture rule, hammer by hammer, would take him."""
+    king = game.bitboards[2]
+    if game.turn is Side.ATTACKERS:
+        squares = game.king_capture_squares()
+        for move in legal:
+            target = move.path[1]
+            if taken[move] or not _next_to(target, king, game.size):
+                continue
+            game.push(move)
+            captured = game.outcome is not None and game.outcome.reason is Reason.KING_CAPTURED
+            game.undo()
+            assert captured == bool(squares >> target & 1), (repr(game), str(move))
+            seen["king captured"] += captured
+    att, dfd, _ = game.bitboards
+    neighbours = tables_for(game.rules).geometry.neighbours
+    for elsewhere in range(game.size**2):
+        if (att | dfd) >> elsewhere & 1:
+            continue
+        by_rule = sum(
+            1 << hammer
+            for hammer in squares_of(neighbours[elsewhere] & ~(att | dfd))
+            if game._king_taken(hammer, att | 1 << hammer, elsewhere)
+        )
+        assert game.king_capture_squares(elsewhere) == by_rule, (repr(game), elsewhere)
 
 
 def _next_to(a: int, b: int, size: int) -> bool:
@@ -124,6 +158,7 @@ def test_the_queries_agree_with_the_moves_in_crowded_positions(name: str) -> Non
         if game is not None:
             check_queries(game, seen)
     assert seen["capture"] > 100
+    assert seen["king captured"] > 0
     if rules.shieldwall:
         assert seen["shieldwall"] > 5
     if rules.linnaean_capture:
