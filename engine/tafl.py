@@ -789,12 +789,16 @@ class TaflGame(Game):
         return False
 
     def _can_move(self, side: Side) -> bool:
-        """Whether ``side`` has a legal move: a man with a free square above or below him where
-        he may stop settles it; otherwise the moves are worked out."""
+        """Whether ``side`` has a legal move: a man with a free square above or below him, or
+        the king with one beside him, where he may stop settles it; otherwise the moves are
+        worked out."""
         g = self._geo
-        free = self._tables.men_stops & ~(self._att | self._dfd | g.bit[self._king])
+        empty = ~(self._att | self._dfd | g.bit[self._king])
+        free = self._tables.men_stops & empty
         men = self._att if side is ATTACKERS else self._dfd
         if men << self.size & free or men >> self.size & free:
+            return True
+        if side is DEFENDERS and g.neighbours[self._king] & self._tables.king_stops & empty:
             return True
         return any(self._line_moves_of(side))
 

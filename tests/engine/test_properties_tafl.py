@@ -14,6 +14,7 @@ from engine import (
     IllegalMoveError,
     NotationError,
     Piece,
+    Reason,
     Side,
 )
 from engine.opentafl import format_position
@@ -109,6 +110,18 @@ def test_legal_moves_match_the_reference_generator(case: tuple[str, str, str]) -
     moves = [str(m) for m in game.legal_moves()]
     assert len(moves) == len(set(moves))
     assert set(moves) == reference_moves(game)
+
+
+@settings(max_examples=300, deadline=None)
+@given(positions())
+def test_a_side_loses_for_want_of_moves_exactly_when_it_has_none(
+    case: tuple[str, str, str],
+) -> None:
+    variant, position, turn = case
+    game = Game.from_position(variant, position, turn)
+    outcome = game.standing_outcome()
+    if outcome is None or outcome.reason is Reason.NO_LEGAL_MOVES:
+        assert (outcome is None) == bool(reference_moves(game))
 
 
 @settings(max_examples=50, deadline=None)

@@ -9,7 +9,7 @@ import pytest
 
 from engine import Game, IllegalMoveError, Outcome, Reason, Side
 from engine.presets import COPENHAGEN
-from engine.rules import Repetition
+from engine.rules import Repetition, ThroneStop
 from tests.engine.tafl_setup import otn, setup
 
 ATTACKERS, DEFENDERS = Side.ATTACKERS, Side.DEFENDERS
@@ -322,6 +322,26 @@ def test_a_man_passing_the_throne_still_has_a_move() -> None:
     blocked = Game.from_position(no_pass, otn(11, **pieces), "attackers")
     blocked.play("k9-k8")
     assert blocked.outcome == Outcome(ATTACKERS, Reason.NO_LEGAL_MOVES)
+
+
+def test_a_lone_king_beside_a_throne_he_may_not_stop_on_has_no_move() -> None:
+    # The empty throne f6 is not hostile to him here, so three attackers box him in on f5.
+    pieces = {"t": "e5 g5 f7 f1 a11", "K": "f5"}
+    rules = dataclasses.replace(
+        COPENHAGEN,
+        id="custom",
+        empty_throne_hostile_to=frozenset({ATTACKERS}),
+        encirclement=False,
+    )
+    boxed = Game.from_position(
+        dataclasses.replace(rules, throne_stop=ThroneStop.NOBODY), otn(11, **pieces), "attackers"
+    )
+    boxed.play("f1-f4")
+    assert boxed.outcome == Outcome(ATTACKERS, Reason.NO_LEGAL_MOVES)
+    may_sit = Game.from_position(rules, otn(11, **pieces), "attackers")
+    may_sit.play("f1-f4")
+    assert may_sit.outcome is None
+    assert [str(move) for move in may_sit.legal_moves()] == ["f5-f6"]
 
 
 # -- endings the players choose ----------------------------------------------------------------
