@@ -16,7 +16,9 @@ the variant's start instead of a random opening, at ``--seconds`` per move.
 Games come in pairs from the same random two-ply opening with the sides swapped; a game still
 running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
 it prints wins, draws and losses of the stronger side, its score with a 95% confidence interval
-(Wilson's, per game) and the Elo difference that score means (and its interval's), then
+(Wilson's, per game) and the Elo difference that score means (and its interval's), the same
+for each side the stronger one played (where a variant favours one side, the score as the other
+shows what the pair of games can give), then
 whether every level scores at least 70% against the one below. Games run in up to two
 processes (``--processes``), which collect garbage between moves and not during a search (as
 engine/ai.py itself sees to, and older AIs did not); the longest think per player, and how many
@@ -78,6 +80,8 @@ class Result:
     task: Task
     score: float
     """``first``'s score: 1 win, 0.5 draw, 0 loss."""
+    first_side: str
+    """The side ``first`` played (attackers or defenders; white or black)."""
     longest: dict[str, float]
     """The longest think of each player, in seconds."""
     thinks: dict[str, int]
@@ -130,7 +134,7 @@ def play(task: Task) -> Result:
         game.push(move)
     winner = game.outcome.winner if game.outcome is not None else None
     score = 0.5 if winner is None else float(winner == first_side)
-    return Result(task, score, longest, thinks, over)
+    return Result(task, score, first_side.value, longest, thinks, over)
 
 
 def _start_worker(old_commit: str | None) -> None:
@@ -270,6 +274,9 @@ def main() -> None:
         for variant in args.variants.split(","):
             here = [r for r in mine if r.task.variant == variant]
             print(_row(f"{stronger} v {weaker}, {variant}", Tally.of(here)))
+            for side in sorted({r.first_side for r in here}):
+                as_side = [r for r in here if r.first_side == side]
+                print(_row(f"  {stronger} as {side}", Tally.of(as_side)))
         totals.append((stronger, Tally.of(mine)))
         print(_row(f"{stronger} v {weaker}, all", totals[-1][1]))
         for r in mine:
