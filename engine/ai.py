@@ -26,8 +26,10 @@ at the second occurrence (whichever side gains by repeating can repeat again), t
 forced result: the other side may still turn aside. Such scores depend on the path, so the table
 keeps only the best move of a node whose subtree met a repetition. A draw is worth 0, but for
 the attackers against a king with at most one man left, to whom it costs ``ENDGAME_CONTEMPT``.
-Timing: the clock runs from the call and is read every few nodes, so a move comes back within
-``time_limit`` plus the time of those few nodes (bench/ai.py prints the longest think). Python's
+Timing: the clock runs from the call and is read at every node; the search stops at
+``TIME_USED`` of ``time_limit``, and the node it is in can take tens of microseconds in the
+hnefatafl games, up to some 15 ms in Halatafl, where a crowded board gives a piece thousands of
+jump chains (bench/ai.py prints the longest think). Python's
 cycle collector is held off while the AI thinks: its full passes over the table took up to 0.1 s.
 With a ``seed`` and a ``depth`` the choice is repeatable; with only a time limit it depends on how
 far the search gets.
