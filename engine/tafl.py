@@ -677,22 +677,16 @@ class TaflGame(Game):
             )
         closed = att | t.hostile_to(DEFENDERS, att | self._dfd | g.bit[king])
         strength, edge_closes = self._king_strength_at(king)
-        north, south, east, west = g.sides[king]
         if strength is WEAK:  # a hammer on one side, an anvil on the other
+            north, south, east, west = g.sides[king]
             found: Bitboard = 0
             for hammer, beyond in ((north, south), (south, north), (east, west), (west, east)):
                 if empty >> hammer & 1 and closed >> beyond & 1:
                     found |= 1 << hammer
             return found
-        still_open: Bitboard = 0  # every side closed but the hammer's
-        for side in (north, south, east, west):
-            if side == g.off_board:
-                if not edge_closes:
-                    return 0
-            elif not closed >> side & 1:
-                still_open |= 1 << side
+        still_open = self._open_sides(king, closed, edge_closes)
         if still_open & (still_open - 1):
-            return 0
+            return 0  # one arriving attacker closes one side
         return empty & still_open if still_open else empty
 
     def _king_strength_at(self, king: Square) -> tuple[KingStrength, bool]:
@@ -723,13 +717,20 @@ class TaflGame(Game):
         if strength is WEAK:
             beyond = next(b for man, b in g.steps[hammer] if man == king)
             return bool(closed >> beyond & 1)
+        return not self._open_sides(king, closed, edge_closes)
+
+    def _open_sides(self, king: Square, closed: Bitboard, edge_closes: bool) -> Bitboard:
+        """The sides of a strong king on ``king`` that neither ``closed`` nor, where
+        ``edge_closes``, the edge closes (OFF_BOARD's bit for the edge): none, and he is taken."""
+        g = self._geo
+        still_open: Bitboard = 0
         for side in g.sides[king]:
             if side == g.off_board:
                 if not edge_closes:
-                    return False
+                    still_open |= 1 << side
             elif not closed >> side & 1:
-                return False
-        return True
+                still_open |= 1 << side
+        return still_open
 
     def _exit_fort(self) -> bool:
         """Whether the king stands in an exit fort: on the edge, able to move, walled in by
