@@ -174,7 +174,6 @@ class TaflBot(commands.AutoShardedBot):
             await self.sync_app_commands(self.sync_guild)
         self._background = [
             asyncio.create_task(self._sweep_forever(), name="tafl-sweep"),
-            asyncio.create_task(self._catch_up(), name="tafl-catch-up"),
             asyncio.create_task(
                 beat_forever(heartbeat_path(self.db), self._connected, self.heartbeat_interval),
                 name="tafl-heartbeat",
@@ -239,13 +238,22 @@ class TaflBot(commands.AutoShardedBot):
 
     async def _catch_up(self) -> None:
         """Once connected: post what a crash left unposted, then let the AI answer where a
-        restart left it to move."""
+        restart left it to move. On a database other processes share, only what has settled
+        (younger may be another process's work under way) and only while no other process
+        sweeps (it takes the same up)."""
         await self.wait_until_ready()
+        assert self._store is not None
         cog = self.get_cog("TaflCog")
-        if isinstance(cog, TaflCog):
-            posted = await cog.post_pending()
-            resumed = await cog.resume_ai_games()
-            log.info("caught up: %d pending posts posted, %d AI turns played", posted, resumed)
+        if not isinstance(cog, TaflCog):
+            return
+        settled = SETTLED if self._store.shared else timedelta(0)
+        async with self._store.leading(BACKGROUND_JOB) as leading:
+            if not leading:
+                log.info("caught up: another process is sweeping the database")
+                return
+            posted = await cog.post_pending(settled)
+            resumed = await cog.resume_ai_games(settled)
+        log.info("caught up: %d pending posts posted, %d AI turns played", posted, resumed)
 
     # -- expired challenges -----------------------------------------------------------------------
 
@@ -255,6 +263,12 @@ class TaflBot(commands.AutoShardedBot):
         await self.service.attach_message(challenge_id, message_ref(channel_id, message_id))
 
     async def _sweep_forever(self) -> None:
+        """The start-up catch-up, then a sweep now and then: one after the other, so that
+        they never take up the same post or AI turn at once."""
+        try:
+            await self._catch_up()
+        except Exception:
+            log.exception("the start-up catch-up failed; the sweep will take it up")
         while True:
             live = self._service is not None and self._service.has_live_games
             await asyncio.sleep(min(self.sweep_seconds, LIVE_SWEEP) if live else self.sweep_seconds)

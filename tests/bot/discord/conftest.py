@@ -13,7 +13,10 @@ import pytest
 
 from bot.compute import Compute
 from bot.discord import TaflBot, create_bot
+from bot.discord.client import SETTLED
 from bot.models import Channel
+from bot.storage import is_url
+from tests.bot.conftest import FakeClock
 from tests.fake_discord import Channel as FakeChannel
 from tests.fake_discord import FakeDiscord, Message, User
 
@@ -84,3 +87,13 @@ def channel_of(fake: FakeDiscord, channel: FakeChannel | None = None) -> Channel
     target = channel or fake.channel
     guild = None if target.guild is None else f"discord:{target.guild.id}"
     return Channel(f"discord:{target.id}", guild)
+
+
+async def settled_on_a_shared_database(fake: FakeDiscord, db: str | Path, clock: FakeClock) -> None:
+    """On PostgreSQL, which other bot processes may share, a young post or AI turn may be one
+    of theirs under way: nothing is taken up until it has settled. (A SQLite file has one bot
+    process: it takes up everything at once.)"""
+    if is_url(db):
+        await asyncio.sleep(0.5)
+        assert [m for m in fake.channel.messages if m.files] == []
+        clock.advance(seconds=SETTLED.total_seconds() + 1)

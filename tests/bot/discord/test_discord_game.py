@@ -18,7 +18,12 @@ from bot.service import GameService
 from bot.storage import open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
-from tests.bot.discord.conftest import RunBot, channel_of, embed_of
+from tests.bot.discord.conftest import (
+    RunBot,
+    channel_of,
+    embed_of,
+    settled_on_a_shared_database,
+)
 from tests.fake_discord import FakeDiscord, Message, User
 from tests.fake_discord import rules as fake_rules
 
@@ -276,15 +281,16 @@ async def test_challenge_answers(
 
 
 async def test_the_ai_answers_a_move_that_a_restart_left_unanswered(
-    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User, clock: FakeClock
 ) -> None:
     store = await open_store(db)
     alice_player = Player(f"discord:{alice.id}", alice.name)
     players = {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: alice_player}
-    await GameService(store).start_game(channel_of(fake), players, "brandubh")
+    await GameService(store, clock).start_game(channel_of(fake), players, "brandubh")
     await store.close()
 
-    async with run_bot() as bot:
+    async with run_bot(clock=clock, sweep_seconds=0.05) as bot:
+        await settled_on_a_shared_database(fake, db, clock)
         posted = await fake.channel.wait_for_message(lambda m: bool(m.files))
         assert alice.mention in posted.content
         assert "played" in embed_of(posted)["title"]

@@ -17,7 +17,7 @@ from bot.service import GameService
 from bot.storage import DatabaseInUse, open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
-from tests.bot.discord.conftest import RunBot, channel_of, embed_of
+from tests.bot.discord.conftest import RunBot, channel_of, embed_of, settled_on_a_shared_database
 from tests.fake_discord import FakeDiscord, Message, User
 from tests.fake_discord.bot_process import start_bot_process
 
@@ -42,24 +42,25 @@ async def ai_game_left_to_the_ai(
 
 
 async def test_a_move_stored_but_never_posted_is_posted_after_a_restart_once(
-    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User, clock: FakeClock
 ) -> None:
     store = await open_store(db)
     bob = Player("discord:424242", "Bob")
     alice_player = Player(f"discord:{alice.id}", alice.name)
-    service = GameService(store)
+    service = GameService(store, clock)
     channel = channel_of(fake)
     await service.start_game(channel, {Side.ATTACKERS: alice_player, Side.DEFENDERS: bob})
     await service.move(channel, alice_player, "d1-c1")  # stored; the bot "crashed" before posting
     await store.close()
 
-    async with run_bot() as bot:
+    async with run_bot(clock=clock, sweep_seconds=0.05) as bot:
+        await settled_on_a_shared_database(fake, db, clock)
         posted = await fake.channel.wait_for_message(lambda m: bool(m.files))
         assert "d1-c1" in embed_of(posted)["title"]
         assert "<@424242>" in posted.content  # Bob, to move, is pinged
         await asyncio.sleep(0.2)
         assert await bot.service.pending_announcements("discord:") == []
-    async with run_bot():
+    async with run_bot(clock=clock, sweep_seconds=0.05):
         await asyncio.sleep(0.3)
     assert len(boards(fake.channel.messages)) == 1
 
@@ -76,6 +77,7 @@ async def test_a_refused_post_is_logged_told_privately_and_posted_later(
     fake.fail_next("POST", CHANNEL_POSTS, status=403)
     with caplog.at_level(logging.ERROR, logger="bot.discord.cog"):
         async with run_bot(clock=clock, sweep_seconds=0.05) as bot:
+            await settled_on_a_shared_database(fake, db, clock)
             told = await alice.dm.wait_for_message(lambda m: "permission" in m.content)
             assert fake.channel.mention in told.content
             assert "Send Messages" in told.content and "Attach Files" in told.content
