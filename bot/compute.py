@@ -17,6 +17,7 @@ import asyncio
 import logging
 import multiprocessing
 import os
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Executor, ProcessPoolExecutor, ThreadPoolExecutor
@@ -34,6 +35,8 @@ log = logging.getLogger(__name__)
 AI_NICENESS = 10
 """How much lower the AI's workers run than the bot (Unix niceness: 10 gives the bot some nine
 tenths of a core the two both want)."""
+PARENT_CHECK = 1.0
+"""Seconds between a worker process's looks at whether the bot that started it still runs."""
 MIN_THINK = 0.1
 """The least time a search is given under load, in seconds (unless asked for less)."""
 WAITING_PER_WORKER = 25
@@ -122,9 +125,23 @@ def _warm_up_thinking() -> None:
     import engine.ai  # noqa: F401  (imported once, before the first search)
 
 
-def _start_ai_worker() -> None:
+def _watch_bot(bot: int) -> None:
+    """End this worker process when the bot process ``bot`` that started it is gone: a bot
+    killed outright (SIGKILL, the out-of-memory killer) cannot stop its workers, which would
+    otherwise live on, orphaned, at every such restart."""
+
+    def watch() -> None:
+        while os.getppid() == bot:
+            time.sleep(PARENT_CHECK)
+        os._exit(0)
+
+    threading.Thread(target=watch, name="tafl-watch-bot", daemon=True).start()
+
+
+def _start_ai_worker(bot: int) -> None:
     """Run this worker process at a lower priority than the bot (the AI holds off Python's
-    cycle collector itself while it thinks)."""
+    cycle collector itself while it thinks), and only while the bot runs."""
+    _watch_bot(bot)
     try:
         os.nice(AI_NICENESS)
     except OSError:  # not allowed here: run at the same priority
@@ -169,12 +186,14 @@ class Compute:
 
     @classmethod
     def in_processes(cls, ai_workers: int | None = None, draw_workers: int = 1) -> Compute:
-        """Worker processes (started afresh, not forked from the bot's own process)."""
+        """Worker processes (started afresh, not forked from the bot's own process), which
+        end when the bot's process does, however it ends."""
         workers = ai_workers or ai_workers_for_machine()
         context = multiprocessing.get_context("spawn")
+        bot = (os.getpid(),)
         return cls(
-            lambda: ProcessPoolExecutor(workers, context, initializer=_start_ai_worker),
-            lambda: ProcessPoolExecutor(draw_workers, context),
+            lambda: ProcessPoolExecutor(workers, context, _start_ai_worker, bot),
+            lambda: ProcessPoolExecutor(draw_workers, context, _watch_bot, bot),
             workers,
         )
 
