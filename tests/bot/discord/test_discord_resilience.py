@@ -1,11 +1,13 @@
 """What a real server throws at the bot: crashes between storing and posting, refused posts, a
-second process on the same database, stopping with work under way, Discord's size limits."""
+second process on the same database, stopping with work under way, a process killed outright
+while the AI thinks, Discord's size limits."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -18,7 +20,7 @@ from bot.storage import DatabaseInUse, open_store
 from engine import Side
 from tests.bot.conftest import FakeClock
 from tests.bot.discord.conftest import RunBot, channel_of, embed_of, settled_on_a_shared_database
-from tests.fake_discord import FakeDiscord, Message, User
+from tests.fake_discord import FakeDiscord, Message, Reply, User
 from tests.fake_discord.bot_process import start_bot_process
 
 CHANNEL_POSTS = "/channels/{channel_id}/messages"
@@ -143,12 +145,13 @@ async def test_long_texts_are_shortened_to_discords_limits(
     assert "played" in embed_of(answer)["title"]
 
 
-async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
-    fake: FakeDiscord, db: str | Path, alice: User, tmp_path: Path
-) -> None:
-    log_path = tmp_path / "bot.log"
-    with log_path.open("w") as log:
-        child = start_bot_process(fake, db, log, "--ai-time", "1.5")
+async def ai_thinking_in_a_bot_process(
+    fake: FakeDiscord, db: str | Path, alice: User, log_path: Path, ai_time: float
+) -> tuple[subprocess.Popen[bytes], Reply]:
+    """A bot in a process of its own (logging to ``log_path``), thinking for up to ``ai_time``
+    seconds on its answer to alice's first move (Brandubh, the AI attacking); and her move."""
+    with log_path.open("a") as log:
+        child = start_bot_process(fake, db, log, "--ai-time", str(ai_time))
     try:
         await fake.wait_for(lambda: "caught up" in log_path.read_text(), timeout=60)
         challenge = await alice.slash(
@@ -157,14 +160,31 @@ async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
         await challenge.followup(timeout=30)  # the AI's first move
         move = await alice.slash("tafl move", move="d3-c3", wait=False)
         await move.result(timeout=10)  # alice's board; the AI thinks now
+    except BaseException:
+        await killed(child)
+        raise
+    return child, move
+
+
+async def killed(child: subprocess.Popen[bytes]) -> None:
+    """``child`` killed, unless it has ended."""
+    if child.poll() is None:
+        child.kill()
+        await asyncio.to_thread(child.wait)
+
+
+async def test_sigterm_lets_the_move_under_way_finish_then_stops_cleanly(
+    fake: FakeDiscord, db: str | Path, alice: User, tmp_path: Path
+) -> None:
+    log_path = tmp_path / "bot.log"
+    child, move = await ai_thinking_in_a_bot_process(fake, db, alice, log_path, 1.5)
+    try:
         child.send_signal(signal.SIGTERM)
         answer = await move.followup(timeout=10)
         assert "played" in embed_of(answer)["title"]
         status = await asyncio.to_thread(child.wait, 30)
     finally:
-        if child.poll() is None:
-            child.kill()
-            child.wait()
+        await killed(child)
     log_text = log_path.read_text()
     assert status == 0, log_text
     assert "asked to stop" in log_text
@@ -202,3 +222,75 @@ async def test_a_crowded_ai_takes_no_new_game_and_says_so(
     async with run_bot():
         started = await alice.slash("tafl challenge", opponent=fake.bot_user)
         assert not started.ephemeral and "Tafl AI" in embed_of(await started.result())["title"]
+
+
+def descendants(pid: int) -> set[int]:
+    """The processes ``pid`` started, and the ones they started, from /proc."""
+    found: set[int] = set()
+    parents = {pid}
+    while parents:
+        children = set()
+        for stat in Path("/proc").glob("[0-9]*/stat"):
+            try:
+                parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                continue  # gone meanwhile
+            if parent in parents:
+                children.add(int(stat.parent.name))
+        found |= children
+        parents = children
+    return found
+
+
+def alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (exists and is not a zombie)."""
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"
+
+
+def ai_moves(fake: FakeDiscord) -> list[Message]:
+    """The boards posted for the AI's moves in the default channel."""
+    titles = [(m, (m.embed or {}).get("title", "")) for m in fake.channel.messages]
+    return [m for m, title in titles if "(attackers) played" in title]
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads processes from /proc")
+@pytest.mark.parametrize("db", ["sqlite"], indirect=True)  # (PostgreSQL would wait SETTLED)
+async def test_a_bot_killed_while_the_ai_thinks_leaves_no_workers_and_loses_no_move(
+    fake: FakeDiscord, db: str | Path, alice: User, tmp_path: Path
+) -> None:
+    log_path = tmp_path / "bot.log"
+    child, _ = await ai_thinking_in_a_bot_process(fake, db, alice, log_path, 3)
+    try:
+        workers = descendants(child.pid)
+        assert len(workers) >= 3  # the AI's workers, the image worker, the resource tracker
+        child.send_signal(signal.SIGKILL)
+        await asyncio.to_thread(child.wait, 10)
+    finally:
+        await killed(child)
+    await fake.wait_for(
+        lambda: not any(alive(worker) for worker in workers), timeout=10, what="workers gone"
+    )
+
+    store = await open_store(db)
+    state = await GameService(store).current_game(channel_of(fake))
+    await store.close()
+    assert state is not None and [str(p.move) for p in state.game.history][1:] == ["d3-c3"]
+
+    with log_path.open("a") as log:
+        restarted = start_bot_process(fake, db, log, "--ai-time", "0.2")
+    try:
+        await fake.wait_for(lambda: len(ai_moves(fake)) == 2, timeout=60, what="the AI's answer")
+        answer = ai_moves(fake)[-1]
+        assert alice.mention in answer.content
+        restarted.send_signal(signal.SIGTERM)
+        assert await asyncio.to_thread(restarted.wait, 30) == 0
+    finally:
+        await killed(restarted)
+    store = await open_store(db)
+    state = await GameService(store).current_game(channel_of(fake))
+    await store.close()
+    assert state is not None and len(state.game.history) == 3
