@@ -192,8 +192,12 @@ class Compute:
         context = multiprocessing.get_context("spawn")
         bot = (os.getpid(),)
         return cls(
-            lambda: ProcessPoolExecutor(workers, context, _start_ai_worker, bot),
-            lambda: ProcessPoolExecutor(draw_workers, context, _watch_bot, bot),
+            lambda: ProcessPoolExecutor(
+                workers, context, initializer=_start_ai_worker, initargs=bot
+            ),
+            lambda: ProcessPoolExecutor(
+                draw_workers, context, initializer=_watch_bot, initargs=bot
+            ),
             workers,
         )
 

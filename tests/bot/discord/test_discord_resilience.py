@@ -14,7 +14,7 @@ import pytest
 
 from bot.compute import Compute
 from bot.discord import TaflBot
-from bot.models import AI_PLAYER, Player
+from bot.models import AI_PLAYER, GameState, Player
 from bot.service import GameService
 from bot.storage import DatabaseInUse, open_store
 from engine import Side
@@ -224,18 +224,24 @@ async def test_a_crowded_ai_takes_no_new_game_and_says_so(
         assert not started.ephemeral and "Tafl AI" in embed_of(await started.result())["title"]
 
 
+def process_state(stat: Path) -> tuple[str, int] | None:
+    """A process's state letter and parent from its /proc stat file; None once it is gone."""
+    try:
+        state, parent = stat.read_text().rsplit(")", 1)[1].split()[:2]
+    except (OSError, ValueError):
+        return None
+    return state, int(parent)
+
+
 def descendants(pid: int) -> set[int]:
-    """The processes ``pid`` started, and the ones they started, from /proc."""
+    """The processes ``pid`` started, and the ones they started."""
     found: set[int] = set()
     parents = {pid}
     while parents:
         children = set()
         for stat in Path("/proc").glob("[0-9]*/stat"):
-            try:
-                parent = int(stat.read_text().rsplit(")", 1)[1].split()[1])
-            except (OSError, IndexError, ValueError):
-                continue  # gone meanwhile
-            if parent in parents:
+            seen = process_state(stat)
+            if seen is not None and seen[1] in parents:
                 children.add(int(stat.parent.name))
         found |= children
         parents = children
@@ -244,11 +250,17 @@ def descendants(pid: int) -> set[int]:
 
 def alive(pid: int) -> bool:
     """Whether process ``pid`` runs (exists and is not a zombie)."""
+    seen = process_state(Path(f"/proc/{pid}/stat"))
+    return seen is not None and seen[0] != "Z"
+
+
+async def stored_game(fake: FakeDiscord, db: str | Path) -> GameState | None:
+    """The game in the default channel as the database holds it."""
+    store = await open_store(db)
     try:
-        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-    except (OSError, IndexError):
-        return False
-    return state != "Z"
+        return await GameService(store).current_game(channel_of(fake))
+    finally:
+        await store.close()
 
 
 def ai_moves(fake: FakeDiscord) -> list[Message]:
@@ -275,9 +287,7 @@ async def test_a_bot_killed_while_the_ai_thinks_leaves_no_workers_and_loses_no_m
         lambda: not any(alive(worker) for worker in workers), timeout=10, what="workers gone"
     )
 
-    store = await open_store(db)
-    state = await GameService(store).current_game(channel_of(fake))
-    await store.close()
+    state = await stored_game(fake, db)
     assert state is not None and [str(p.move) for p in state.game.history][1:] == ["d3-c3"]
 
     with log_path.open("a") as log:
@@ -290,7 +300,5 @@ async def test_a_bot_killed_while_the_ai_thinks_leaves_no_workers_and_loses_no_m
         assert await asyncio.to_thread(restarted.wait, 30) == 0
     finally:
         await killed(restarted)
-    store = await open_store(db)
-    state = await GameService(store).current_game(channel_of(fake))
-    await store.close()
+    state = await stored_game(fake, db)
     assert state is not None and len(state.game.history) == 3
