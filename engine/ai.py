@@ -26,13 +26,14 @@ at the second occurrence (whichever side gains by repeating can repeat again), t
 forced result: the other side may still turn aside. Such scores depend on the path, so the table
 keeps only the best move of a node whose subtree met a repetition. A draw is worth 0, but for
 the attackers against a king with at most one man left, to whom it costs ``ENDGAME_CONTEMPT``.
-Timing: the clock runs from the call and is read at every node; the search stops at
-``TIME_USED`` of ``time_limit``, and the node it is in can take tens of microseconds in the
-hnefatafl games, up to some 15 ms in Halatafl, where a crowded board gives a piece thousands of
-jump chains (bench/ai.py prints the longest think). Python's
-cycle collector is held off while the AI thinks: its full passes over the table took up to 0.1 s.
-With a ``seed`` and a ``depth`` the choice is repeatable; with only a time limit it depends on how
-far the search gets.
+Timing: the clock runs from the call and is read at every node; the search stops before
+``TIME_USED`` of ``time_limit`` when the longest step between two readings so far could take it
+past that (bench/thinks.py prints the longest thinks per variant). A step is tens of
+microseconds in the hnefatafl games, up to some 15 ms in Halatafl on busy cores, where the
+search tries one jump chain per position reached (``Game.distinct_moves``: a crowded board has
+thousands of chains and a few dozen ends). Python's cycle collector is held off while the AI
+thinks: its full passes over the table took up to 0.1 s. With a ``seed`` and a ``depth`` the
+choice is repeatable; with only a time limit it depends on how far the search gets.
 """
 
 from __future__ import annotations
@@ -64,8 +65,7 @@ _REPEATED = _WON - 1
 """A position seen once before, where the repetition rule favours the side to move: above any
 evaluation, below a forced result (less ``ply``, like a win)."""
 TIME_USED = 0.95
-"""The share of its time limit the search plans to use: the rest is for returning the move
-and for a node begun just before the deadline."""
+"""The share of its time limit the search plans to use: the rest is for returning the move."""
 _TABLE_LIMIT = 200_000
 """Entries the table holds before it starts again (some 50 MB at most)."""
 QUIESCENCE_PLIES = 2
@@ -224,7 +224,7 @@ def choose_move(
     deadline = time.perf_counter() + max(time_limit, 0.0) * TIME_USED
     if game.outcome is not None:
         raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
-    moves = game.legal_moves()
+    moves = game.distinct_moves()
     if not moves:
         raise IllegalMoveError(f"the {game.turn} have no legal move", Refusal.NOT_LEGAL)
     random.Random(seed).shuffle(moves)
@@ -254,7 +254,7 @@ move alone (the score depended on the path)."""
 
 
 class Search:
-    """One search over ``game`` until ``deadline`` (``time.perf_counter()``). ``table``,
+    """One search over ``game`` until ``deadline`` (a reading of ``clock``). ``table``,
     ``ordering``, ``quiescence``, ``reductions``, ``threats`` (answered at the leaves) and
     ``null_moves`` off give a plain alpha-beta."""
 
@@ -270,9 +270,15 @@ class Search:
         threats: bool = True,
         null_moves: bool = True,
         futility: bool = True,
+        clock: Callable[[], float] = time.perf_counter,
     ) -> None:
         self.game = game
         self.deadline = deadline
+        self.clock = clock
+        self.last_look = clock()
+        self.longest_step = 0.0
+        """The longest time between two looks at the clock so far: the search stops when the
+        next step could take it past the deadline."""
         self.nodes = 0
         self.depth_reached = 0
         self.use_table = table
@@ -374,7 +380,12 @@ class Search:
 
     def _tick(self) -> None:
         self.nodes += 1
-        if time.perf_counter() > self.deadline:  # every node: one can take milliseconds
+        now = self.clock()
+        step = now - self.last_look
+        self.last_look = now
+        if step > self.longest_step:
+            self.longest_step = step
+        if now + self.longest_step > self.deadline:
             raise _OutOfTime
 
     def _negamax(self, depth: int, alpha: int, beta: int, ply: int) -> int:
@@ -450,7 +461,7 @@ class Search:
         no killer). The table's move comes before the others are even worked out."""
         if first is not None:
             yield first, False
-        moves = self.game.legal_moves()
+        moves = self.game.distinct_moves()
         if not self.use_ordering:
             yield from ((m, False) for m in moves if first is None or m.path != first.path)
             return
@@ -1026,7 +1037,7 @@ class _Halatafl(_Kind):
         return captures, [m for taken, m in ranked if not taken]
 
     def captures(self) -> list[Move]:
-        return self.split(self.game.legal_moves())[0]
+        return self.split(self.game.distinct_moves())[0]
 
 
 def _final_score(outcome: Outcome, turn: Side, ply: int) -> int:
@@ -1095,7 +1106,7 @@ def choose_move_at(
     deadline = time.perf_counter() + max(seconds, 0.0) * TIME_USED
     if not level.noise and not level.random_share:
         return choose_move(game, time_limit=seconds, depth=level.depth, seed=seed)
-    moves = game.legal_moves() if game.outcome is None else []
+    moves = game.distinct_moves() if game.outcome is None else []
     if len(moves) < 2:
         return choose_move(game, time_limit=seconds, seed=seed)  # raises when there is no move
     rng = random.Random(seed)

@@ -17,6 +17,9 @@ from engine.opentafl import format_position
 from engine.presets import DEFAULT_VARIANT
 from engine.types import Move, Outcome, Piece, Ply, Reason, Side, Square, square_name
 
+AMBIGUOUS_LISTED = 8
+"""The most moves an ambiguous target square's refusal lists (the shortest first)."""
+
 
 class VariantRules(Protocol):
     """What every variant's rules record has, whatever its kind."""
@@ -137,22 +140,24 @@ class Game:
         parsed = parse_move_text(text, self.size)
         if self.outcome is not None:
             raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
-        legal = self.legal_moves()
         if len(parsed.path) == 1:
             target = parsed.path[0]
-            candidates = [m for m in legal if m.target == target]
+            candidates = [m for m in self.distinct_moves() if m.target == target]
             if not candidates:
                 name = square_name(target, self.size)
                 raise IllegalMoveError(
                     f"none of the {self.turn}' pieces can move to {name}", Refusal.UNREACHABLE
                 )
             if len(candidates) > 1:
-                listed = ", ".join(sorted(str(m) for m in candidates))
-                raise AmbiguousMoveError(f"more than one piece can go there: {listed}")
+                named = sorted((str(m) for m in candidates), key=lambda text: (len(text), text))
+                listed = ", ".join(named[:AMBIGUOUS_LISTED])
+                if len(named) > AMBIGUOUS_LISTED:
+                    listed += f" and {len(named) - AMBIGUOUS_LISTED} more"
+                raise AmbiguousMoveError(f"more than one move goes there: {listed}")
             move = candidates[0]
         else:
             move = Move(self.size, parsed.path)
-            if move not in legal:
+            if not self.is_legal(move):
                 raise self._refusal(move)
         if parsed.captures is not None:
             real = self.captures_of(move)
@@ -263,6 +268,15 @@ class Game:
     def legal_moves(self) -> list[Move]:
         """Every legal move of the side to move (empty once the game is over)."""
         raise NotImplementedError
+
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is one of ``legal_moves()``."""
+        return move in self.legal_moves()
+
+    def distinct_moves(self) -> list[Move]:
+        """One legal move for each position the side to move can reach (what a search needs to
+        try): where several moves lead to the same position, only one of them."""
+        return self.legal_moves()
 
     def pieces(self) -> dict[Square, Piece]:
         """Every piece on the board by square."""

@@ -194,6 +194,14 @@ class HalataflGame(Game):
             return [m for m in self._moves_from_all(self.turn) if self._opening_move(m)]
         return self._moves_from_all(self.turn)
 
+    def distinct_moves(self) -> list[Move]:
+        """One move per landing square and set of pieces taken of each piece: jump chains that
+        take the same pieces in another order, or jump a man of their own on another way, lead
+        to the same position (a crowded board has thousands of chains and far fewer ends)."""
+        if self.outcome is not None or self._at_opening():
+            return self.legal_moves()
+        return self._moves_from_all(self.turn, distinct=True)
+
     def _at_opening(self) -> bool:
         """Whether this is the start position with its first side to move (RULES.md section 3:
         there the side may only step into the centre; a jump into it would leave the other side
@@ -205,14 +213,15 @@ class HalataflGame(Game):
         """A step into the centre: the only kind of move allowed in the start position."""
         return move.target == self._geo.centre and _adjacent(move.origin, move.target, self.size)
 
-    def _moves_from_all(self, side: Side) -> list[Move]:
-        """Every move of ``side`` by the movement rules (a cornered piece leaving first)."""
+    def _moves_from_all(self, side: Side, *, distinct: bool = False) -> list[Move]:
+        """Every move of ``side`` by the movement rules (a cornered piece leaving first); with
+        ``distinct``, one per position reached (``distinct_moves``)."""
         cornered = self._boards[side] & self._geo.corners
         if cornered:
             leaving = [
                 move
                 for origin in _squares(cornered)
-                for move in self._moves_from(origin, side)
+                for move in self._moves_from(origin, side, distinct)
                 if move.target != origin
             ]
             if leaving:
@@ -220,7 +229,7 @@ class HalataflGame(Game):
         return [
             move
             for origin in _squares(self._boards[side])
-            for move in self._moves_from(origin, side)
+            for move in self._moves_from(origin, side, distinct)
         ]
 
     def pieces(self) -> dict[Square, Piece]:
@@ -240,16 +249,19 @@ class HalataflGame(Game):
 
     # -- moves ---------------------------------------------------------------------------------
 
-    def _moves_from(self, origin: Square, side: Side) -> Iterator[Move]:
-        """Every step and every jump chain prefix of the piece on ``origin``."""
+    def _moves_from(self, origin: Square, side: Side, distinct: bool = False) -> Iterator[Move]:
+        """Every step and every jump chain prefix of the piece on ``origin`` (with
+        ``distinct``, one chain per landing square and set of pieces taken)."""
         geo = self._geo
         occupied = (self._boards[Side.WHITE] | self._boards[Side.BLACK]) & ~(1 << origin)
         enemy = self._boards[side.opponent]
         for target in geo.steps[side][origin]:
             if not (occupied | geo.corners) >> target & 1:
                 yield Move(self.size, (origin, target))
-
-        yield from self._jump_chains((origin,), 0, occupied, enemy)
+        if distinct:
+            yield from self._distinct_jump_chains(origin, occupied, enemy)
+        else:
+            yield from self._jump_chains((origin,), 0, occupied, enemy)
 
     def _jump_chains(
         self, path: tuple[Square, ...], jumped: Bitboard, occupied: Bitboard, enemy: Bitboard
@@ -267,6 +279,36 @@ class HalataflGame(Game):
                 longer = (*path, land)
                 yield Move(self.size, longer)
                 yield from self._jump_chains(longer, jumped | 1 << over, occupied, enemy)
+
+    def _distinct_jump_chains(
+        self, origin: Square, occupied: Bitboard, enemy: Bitboard
+    ) -> Iterator[Move]:
+        """The first jump chain found from ``origin`` to each landing square with each set of
+        pieces taken. A chain goes on by where it stands and what it has jumped, not by the
+        way it came, so each such state is gone on from once."""
+        geo = self._geo
+        reached = {(origin, 0)}
+        ends: set[tuple[Square, Bitboard]] = set()
+        chains: list[tuple[tuple[Square, ...], Bitboard]] = [((origin,), 0)]
+        while chains:
+            path, jumped = chains.pop()
+            for over, land in geo.jumps[path[-1]]:
+                if (
+                    occupied >> over & 1
+                    and not jumped >> over & 1
+                    and not occupied >> land & 1
+                    and (enemy >> over & 1 or not geo.corners >> land & 1)
+                ):
+                    state = (land, jumped | 1 << over)
+                    if state in reached:
+                        continue
+                    reached.add(state)
+                    longer = (*path, land)
+                    end = (land, state[1] & enemy)
+                    if end not in ends:
+                        ends.add(end)
+                        yield Move(self.size, longer)
+                    chains.append((longer, state[1]))
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
@@ -286,7 +328,21 @@ class HalataflGame(Game):
                     return True
         return False
 
+    def is_legal(self, move: Move) -> bool:
+        """Whether ``move`` is legal, checked leg by leg (a crowded board has hundreds of
+        thousands of jump chains: listing them all takes seconds)."""
+        return self.outcome is None and self._fault(move) is None
+
     def _refusal(self, move: Move) -> IllegalMoveError:
+        if self.outcome is not None:
+            return IllegalMoveError("the game is over", Refusal.GAME_OVER)
+        return self._fault(move) or IllegalMoveError(
+            f"{move} is not a legal move", Refusal.NOT_LEGAL
+        )
+
+    def _fault(self, move: Move) -> IllegalMoveError | None:
+        """What breaks the rules in ``move``, or None when it is legal."""
+
         def refuse(reason: Refusal, message: str) -> IllegalMoveError:
             return IllegalMoveError(message, reason)
 
@@ -357,7 +413,7 @@ class HalataflGame(Game):
                 Refusal.OPENING,
                 f"in the start position {side} may only step into the centre: {steps}",
             )
-        return refuse(Refusal.NOT_LEGAL, f"{move} is not a legal move")
+        return None
 
 
 def _boards_of(position: str, size: int) -> dict[Side, Bitboard]:

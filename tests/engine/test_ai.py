@@ -688,3 +688,56 @@ def test_a_leaf_where_every_move_leaves_the_king_to_be_taken_is_lost() -> None:
         game.undo()
     assert leaf_score(game, threats=True) <= -(WIN - 1_000)
     assert leaf_score(game, threats=False) > -(WIN - 1_000)
+
+
+class SteppingClock:
+    """A clock that moves on ``step`` seconds each time it is read (a search whose nodes all
+    cost the same), and remembers the last reading."""
+
+    def __init__(self, step: float) -> None:
+        self.step = step
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += self.step
+        return self.now
+
+
+@pytest.mark.parametrize(("variant", "step"), [("copenhagen", 0.001), ("halatafl", 0.004)])
+def test_the_search_stops_before_its_deadline_when_its_steps_take_as_long_as_before(
+    variant: str, step: float
+) -> None:
+    """It never looks at the clock past the deadline: it stops when one more step like the
+    longest so far would go past it, not once it has."""
+    game = played_in(variant, 12, 2)
+    clock = SteppingClock(step)
+    search = Search(game, 0.25, clock=clock)
+    move = search.best_move(game.distinct_moves(), 64)
+    assert move in game.legal_moves()
+    assert search.nodes > 10
+    assert clock.now <= 0.25
+
+
+def test_the_search_of_halatafl_tries_one_move_per_position_reached() -> None:
+    """Of the thousands of jump chains that end in the same few positions, it tries one each."""
+    game = Game.from_position(
+        "halatafl", "/2W4/WWBWWW1/WWW1W1W/1WWWW1W/B1B1BBB/BB1BBBB/2BBB2/", Side.BLACK
+    )
+    black_step = Move.parse("a5-a4", 7)
+    game.push(black_step)
+    replies, chains = len(game.distinct_moves()), len(game.legal_moves())
+    assert replies * 100 < chains
+    game.undo()
+    search = Search(
+        game,
+        time.perf_counter() + 60,
+        quiescence=False,
+        threats=False,
+        null_moves=False,
+        futility=False,
+        reductions=False,
+    )
+    search.best_move([black_step], 2)
+    # Depth 1 looks at the reply, depth 2 at it and each of White's answers (and a few more
+    # nodes where an answer repeats a position); with every chain it would be some 17,000.
+    assert replies < search.nodes <= replies + 4

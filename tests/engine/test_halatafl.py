@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import (
+    AmbiguousMoveError,
     Game,
     HalataflGame,
     IllegalMoveError,
@@ -440,3 +441,112 @@ def test_captures_of_and_capturing_moves_agree_with_playing_the_move() -> None:
             captures += sum(bool(taken) for taken in played.values())
             game.push(rng.choice(legal))
     assert captures > 50
+
+
+def _reached(game: Game, moves: list[Move]) -> list[tuple[str, Side, Outcome | None]]:
+    """The position, side to move and outcome each of ``moves`` leads to."""
+    reached = []
+    for move in moves:
+        game.push(move)
+        reached.append((game.position(), game.turn, game.outcome))
+        game.undo()
+    return reached
+
+
+CROWDED = "/2W4/WWBWWW1/WWW1W1W/1WWWW1W/B1B1BBB/BB1BBBB/2BBB2/"
+"""Met in a search: White has 17,246 jump chains here, which end in 73 different positions."""
+
+
+@pytest.mark.parametrize(
+    ("position", "turn"),
+    [
+        (CROWDED, Side.WHITE),
+        (CROWDED, Side.BLACK),
+        ("/1WWWWW1/WWWWWWW/WWW1WWW/1WBWBBB/1B1BB1B/BBBBBBB/WB1BBB1/", Side.WHITE),  # cornered
+        (HALATAFL.start, Side.WHITE),
+    ],
+)
+def test_distinct_moves_reach_each_position_of_the_legal_moves_once(
+    position: str, turn: Side
+) -> None:
+    game = HalataflGame.from_position("halatafl", position, turn)
+    legal, distinct = game.legal_moves(), game.distinct_moves()
+    assert set(distinct) <= set(legal)
+    reached = _reached(game, distinct)
+    assert len(set(reached)) == len(reached)
+    assert set(reached) == set(_reached(game, legal))
+
+
+def test_a_crowded_board_has_thousands_of_chains_and_few_ends() -> None:
+    game = HalataflGame.from_position("halatafl", CROWDED, Side.WHITE)
+    assert len(game.distinct_moves()) * 100 < len(game.legal_moves())
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_distinct_moves_in_random_games(seed: int) -> None:
+    rng = random.Random(seed)
+    game = HalataflGame()
+    while game.outcome is None and len(game.history) < 60:
+        legal, distinct = game.legal_moves(), game.distinct_moves()
+        reached = _reached(game, distinct)
+        assert len(set(reached)) == len(reached)
+        assert set(reached) == set(_reached(game, legal))
+        game.push(rng.choice(legal))
+
+
+def _candidate_paths(game: Game, rng: random.Random, count: int) -> list[Move]:
+    """Paths of move shape, legal or not: from any square, one to four legs of a step or a
+    jump in any of the eight directions."""
+    paths = []
+    for _ in range(count):
+        square = rng.randrange(SIZE * SIZE)
+        path = [square]
+        for _ in range(rng.randint(1, 4)):
+            col, row = path[-1] % SIZE, path[-1] // SIZE
+            reach = rng.choice((1, 2))
+            dc, dr = rng.choice(
+                [(c, r) for c in (-1, 0, 1) for r in (-1, 0, 1) if (c, r) != (0, 0)]
+            )
+            col, row = col + dc * reach, row + dr * reach
+            if not (0 <= col < SIZE and 0 <= row < SIZE):
+                break
+            path.append(row * SIZE + col)
+        if len(path) > 1:
+            paths.append(Move(SIZE, tuple(path)))
+    return paths
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_is_legal_agrees_with_the_legal_moves(seed: int) -> None:
+    rng = random.Random(seed)
+    game = HalataflGame()
+    while game.outcome is None and len(game.history) < 60:
+        legal = set(game.legal_moves())
+        for move in [*legal, *_candidate_paths(game, rng, 200)]:
+            assert game.is_legal(move) == (move in legal), str(move)
+        game.push(rng.choice(sorted(legal, key=str)))
+    if game.outcome is not None:
+        assert not any(game.is_legal(move) for move in _candidate_paths(game, rng, 50))
+
+
+def test_a_move_on_a_board_of_a_third_of_a_million_chains_is_checked_alone() -> None:
+    """White has 345,697 jump chains here; the one played is checked leg by leg."""
+    game = HalataflGame.from_position("halatafl", CROWDED, Side.BLACK)
+    game.play("f5-f4")
+    ply = game.play("b3-d5-f7-f5")  # over c4 (White's own), e6 and f6
+    assert ply.captures == ("e6", "f6")
+    game.undo()
+    with pytest.raises(IllegalMoveError, match="jump the same piece twice"):
+        game.parse_move("b3-d5-b3")
+
+
+def test_a_target_square_that_many_chains_reach_lists_the_shortest_moves_there() -> None:
+    game = HalataflGame.from_position("halatafl", CROWDED, Side.BLACK)
+    game.play("f5-f4")
+    with pytest.raises(AmbiguousMoveError) as refused:
+        game.parse_move("d3")
+    message = str(refused.value)
+    assert message.startswith("more than one move goes there: b3-d3, c3-d3, d2-d3, e2-d3, e3-d3,")
+    assert message.endswith(" more") and len(message) < 200
