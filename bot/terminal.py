@@ -159,9 +159,10 @@ def legend(game: Game, glyphs: Glyphs) -> str:
 
 
 def grouped_moves(game: Game, glyphs: Glyphs, origin: Square | None = None) -> list[str]:
-    """The legal moves, one line per piece: ``● d1: d2 d3 d4`` (only ``origin``'s if given)."""
+    """The legal moves, one line per piece: ``● d1: d2 d3 d4`` (only ``origin``'s if given);
+    in Halatafl one jump chain per end (``distinct_moves``)."""
     groups: dict[Square, list[Move]] = {}
-    for move in game.legal_moves():
+    for move in game.distinct_moves():
         if origin is None or move.origin == origin:
             groups.setdefault(move.origin, []).append(move)
 

@@ -70,7 +70,7 @@ def _views(game: Game, start: str | None) -> Iterator[BoardView]:
     replay = Game.from_position(game.rules_string, start or game.rules.start, first)
     yield BoardView.from_game(replay)
     for number, ply in enumerate(game.history, start=1):
-        if ply.move not in replay.legal_moves():
+        if not replay.is_legal(ply.move):
             where = "its variant's start" if start is None else "the given start"
             raise ValueError(
                 f"ply {number} ({ply.notation}) is not legal when the game is replayed from "

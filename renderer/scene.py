@@ -80,7 +80,7 @@ class BoardView:
             selected = _square(moves_of, game.size)
             if selected not in pieces:
                 raise TaflError(f"there is no piece on {game.square_name(selected)}")
-            targets = frozenset(m.target for m in game.legal_moves() if m.origin == selected)
+            targets = frozenset(m.target for m in game.distinct_moves() if m.origin == selected)
         return cls(
             size=game.size,
             pieces=pieces,

@@ -37,7 +37,9 @@ class MoveSuggestions:
 
 
 def ranked_moves(game: engine.Game) -> list[str]:
-    """Every legal move: captures first (most first), then king moves, then in board order."""
+    """A legal move to each position the player can reach (``distinct_moves``: every move in
+    the hnefatafl games, one jump chain per end in Halatafl): captures first (most first), then
+    king moves, then in board order."""
     pieces = game.pieces()
     size = game.size
 
@@ -46,7 +48,7 @@ def ranked_moves(game: engine.Game) -> list[str]:
         king = pieces.get(move.origin) is Piece.KING
         return -captures, not king, [(square % size, square // size) for square in move.path]
 
-    return [str(move) for move in sorted(game.legal_moves(), key=rank)]
+    return [str(move) for move in sorted(game.distinct_moves(), key=rank)]
 
 
 def typed_matcher(typed: str) -> Callable[[str], bool]:

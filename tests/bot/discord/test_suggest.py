@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from bot.discord.suggest import MoveSuggestions
+import engine
+from bot.discord.suggest import MoveSuggestions, ranked_moves
 from bot.models import Channel, Player
 from bot.service import GameService
 from engine import Side
@@ -73,3 +74,21 @@ async def test_at_most_25_suggestions(service: GameService, hall: Channel) -> No
     state = await service.start_game(hall, {Side.ATTACKERS: ALICE, Side.DEFENDERS: BOB})
     assert len(state.game.legal_moves()) > 25
     assert len(await suggested(service, hall, ALICE)) == 25
+
+
+def test_halatafl_suggests_one_jump_chain_per_position_reached() -> None:
+    """White has 345,697 jump chains here, ending in 381 positions: one move each is offered
+    (ranking every chain took seconds of the event loop)."""
+    game = engine.Game.from_position(
+        "halatafl", "/2W4/WWBWWW1/WWW1W1W/1WWWW1W/B1B1BBB/BB1BBBB/2BBB2/", Side.BLACK
+    )
+    game.play("f5-f4")
+    moves = ranked_moves(game)
+    reached = set()
+    for move in moves:
+        game.play(move)
+        reached.add(game.position())
+        game.undo()
+    assert len(reached) == len(moves) == len(game.distinct_moves())
+    taken = [len(game.captures_of(game.parse_move(move))) for move in moves]
+    assert taken == sorted(taken, reverse=True) and taken[0] >= 3
