@@ -268,17 +268,26 @@ class HalataflGame(Game):
     ) -> Iterator[Move]:
         """Every jump chain that goes on from ``path``, over none of the ``jumped`` pieces
         again (a method: a nested function calling itself would be a reference cycle)."""
-        geo = self._geo
-        for over, land in geo.jumps[path[-1]]:
+        for over, land in self._next_jumps(path[-1], jumped, occupied, enemy):
+            longer = (*path, land)
+            yield Move(self.size, longer)
+            yield from self._jump_chains(longer, jumped | 1 << over, occupied, enemy)
+
+    def _next_jumps(
+        self, square: Square, jumped: Bitboard, occupied: Bitboard, enemy: Bitboard
+    ) -> Iterator[tuple[Square, Square]]:
+        """The jumps (the square jumped, the square landed on) a piece on ``square`` can make
+        next: over a piece not yet ``jumped`` onto an empty square, onto a corner only over an
+        enemy."""
+        corners = self._geo.corners
+        for over, land in self._geo.jumps[square]:
             if (
                 occupied >> over & 1
                 and not jumped >> over & 1
                 and not occupied >> land & 1
-                and (enemy >> over & 1 or not geo.corners >> land & 1)
+                and (enemy >> over & 1 or not corners >> land & 1)
             ):
-                longer = (*path, land)
-                yield Move(self.size, longer)
-                yield from self._jump_chains(longer, jumped | 1 << over, occupied, enemy)
+                yield over, land
 
     def _distinct_jump_chains(
         self, origin: Square, occupied: Bitboard, enemy: Bitboard
@@ -286,29 +295,22 @@ class HalataflGame(Game):
         """The first jump chain found from ``origin`` to each landing square with each set of
         pieces taken. A chain goes on by where it stands and what it has jumped, not by the
         way it came, so each such state is gone on from once."""
-        geo = self._geo
         reached = {(origin, 0)}
         ends: set[tuple[Square, Bitboard]] = set()
         chains: list[tuple[tuple[Square, ...], Bitboard]] = [((origin,), 0)]
         while chains:
             path, jumped = chains.pop()
-            for over, land in geo.jumps[path[-1]]:
-                if (
-                    occupied >> over & 1
-                    and not jumped >> over & 1
-                    and not occupied >> land & 1
-                    and (enemy >> over & 1 or not geo.corners >> land & 1)
-                ):
-                    state = (land, jumped | 1 << over)
-                    if state in reached:
-                        continue
-                    reached.add(state)
-                    longer = (*path, land)
-                    end = (land, state[1] & enemy)
-                    if end not in ends:
-                        ends.add(end)
-                        yield Move(self.size, longer)
-                    chains.append((longer, state[1]))
+            for over, land in self._next_jumps(path[-1], jumped, occupied, enemy):
+                state = (land, jumped | 1 << over)
+                if state in reached:
+                    continue
+                reached.add(state)
+                longer = (*path, land)
+                end = (land, state[1] & enemy)
+                if end not in ends:
+                    ends.add(end)
+                    yield Move(self.size, longer)
+                chains.append((longer, state[1]))
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
@@ -319,13 +321,8 @@ class HalataflGame(Game):
         for origin in _squares(self._boards[side]):
             if any(not blocked_step >> t & 1 for t in geo.steps[side][origin]):
                 return True
-            for over, land in geo.jumps[origin]:
-                if (
-                    occupied >> over & 1
-                    and not occupied >> land & 1
-                    and (enemy >> over & 1 or not geo.corners >> land & 1)
-                ):
-                    return True
+            if any(self._next_jumps(origin, 0, occupied, enemy)):
+                return True
         return False
 
     def is_legal(self, move: Move) -> bool:
