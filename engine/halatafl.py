@@ -301,16 +301,16 @@ class HalataflGame(Game):
         while chains:
             path, jumped = chains.pop()
             for over, land in self._next_jumps(path[-1], jumped, occupied, enemy):
-                state = (land, jumped | 1 << over)
-                if state in reached:
+                jumped_now = jumped | 1 << over
+                if (land, jumped_now) in reached:
                     continue
-                reached.add(state)
+                reached.add((land, jumped_now))
                 longer = (*path, land)
-                end = (land, state[1] & enemy)
+                end = (land, jumped_now & enemy)
                 if end not in ends:
                     ends.add(end)
                     yield Move(self.size, longer)
-                chains.append((longer, state[1]))
+                chains.append((longer, jumped_now))
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
