@@ -119,6 +119,26 @@ def test_the_attackers_close_the_ring() -> None:
     assert chosen(game, 1) == "c7-c5"
 
 
+@pytest.mark.parametrize(
+    ("attackers", "ways_out", "open_guards"),
+    [
+        # a3, b2 and c1 shut the a1 corner off: its guards (they and d1) no longer count.
+        ("a3 b2 c1 d1 c11 j2", 3, 2),
+        # Without b2 the king's region reaches a1 again, and its guards count.
+        ("a3 c1 d1 c11 j2", 4, 5),
+    ],
+)
+def test_the_open_corner_guards_guard_the_corners_the_king_still_reaches(
+    attackers: str, ways_out: int, open_guards: int
+) -> None:
+    """Copenhagen, a lone king on the throne: every attacker here is two or three steps from a
+    corner (c11 from a11, j2 from k1, the rest from a1)."""
+    game = Game.from_position("copenhagen", position(11, "f6", "", attackers), "attackers")
+    counted = terms_of(game)
+    assert counted["corner guard"] == len(attackers.split())
+    assert (counted["ways out"], counted["open corner guard"]) == (ways_out, open_guards)
+
+
 @pytest.mark.parametrize(("attacker", "fork"), [("c4", 1), ("c3", 0)])
 def test_a_fork_square_where_the_king_would_be_taken_is_no_fork(attacker: str, fork: int) -> None:
     """Brandubh, the defenders to move: the king on c2 reaches a2, next to the corner a1, where
