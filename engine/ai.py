@@ -969,11 +969,12 @@ class _Tafl(_Kind):
 def _guard_squares(g: Geometry, corners: Bitboard, excluded: Bitboard) -> Bitboard:
     """The squares two or three steps from a square of ``corners``, but for ``excluded``."""
     n = g.size
+    targets = list(squares_of(corners))
     return sum(
         g.bit[s]
         for s in range(n * n)
         if not excluded >> s & 1
-        and any(2 <= abs(s % n - c % n) + abs(s // n - c // n) <= 3 for c in squares_of(corners))
+        and any(2 <= abs(s % n - c % n) + abs(s // n - c // n) <= 3 for c in targets)
     )
 
 
