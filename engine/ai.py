@@ -515,7 +515,7 @@ class Search:
         if answers is not None:
             # A threat to end the game next move: no standing pat; answer it or lose.
             if not answers:
-                return -(WIN - ply - 1)
+                return -(WIN - ply - 2)  # the other side wins with the move after next
             moves = answers
             answers_left -= 1
         else:
@@ -899,9 +899,10 @@ class _Tafl(_Kind):
         return self.game.capturing_moves()
 
     def answers(self) -> list[Move] | None:
-        """The moves that may parry a threat: the attackers' onto the king's open lines or next
-        to him (which may take him); the defenders' that move him, that stand where an attacker
-        would pass or stop to take him, or that capture."""
+        """The moves that may parry a threat: the attackers' onto the king's open lines or onto
+        a square where they would take him (any other move lets him walk out); the defenders'
+        that move him, that stand where an attacker would pass or stop to take him, or that
+        capture."""
         game = self.game
         att, dfd, king = game.bitboards
         g = self.geometry
@@ -919,7 +920,7 @@ class _Tafl(_Kind):
         open_lines, _, lines, _ = self._king_lines(king, att | dfd | g.bit[king])
         if not open_lines:
             return None
-        targets = lines | g.neighbours[king]
+        targets = lines | game.king_capture_squares()
         return [move for move in game.legal_moves() if targets >> move.path[1] & 1]
 
     def _king_takeable(self, king: Square | None = None) -> bool:

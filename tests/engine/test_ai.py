@@ -27,7 +27,8 @@ from engine.ai import (
 )
 from engine.presets import COPENHAGEN
 from engine.rules import Repetition, Rules
-from engine.types import parse_square
+from engine.tafl import tables_for
+from engine.types import parse_square, square_name
 from tests.engine.tafl_setup import otn, setup
 
 # Brandubh (7x7): corners hostile to all; the king is captured by two away from the throne.
@@ -553,7 +554,7 @@ UNSTOPPABLE = {"K": "d7", "T": "c7 d6 e6 f6", "t": "b2 c2 g3"}
 
 def test_a_leaf_facing_an_escape_no_move_can_stop_is_lost() -> None:
     game = setup("brandubh", **UNSTOPPABLE)
-    assert leaf_score(game, threats=True) == -(WIN - 1)
+    assert leaf_score(game, threats=True) == -(WIN - 2)  # whatever they play, he walks out
     assert leaf_score(game, threats=False) > -(WIN - 1_000)  # the evaluation alone misses it
 
 
@@ -564,11 +565,81 @@ def test_a_leaf_facing_an_escape_a_move_can_stop_is_not_lost() -> None:
     assert abs(leaf_score(game, threats=True)) < WIN - 1_000
 
 
+def pushed_each(game: Game) -> Iterator[Move]:
+    """Each legal move of the side to move, played while the caller looks (then taken back)."""
+    for move in game.legal_moves():
+        game.push(move)
+        try:
+            yield move
+        finally:
+            game.undo()
+
+
+def escapes_next(game: Game) -> bool:
+    """Whether the defenders, to move, can walk the king out at once."""
+    return bool(replies_reaching(game, Reason.KING_ESCAPED))
+
+
+def king_facing_few(variant: str, rng: random.Random) -> TaflGame:
+    """The king, up to three of his men and four to twelve attackers on random squares (none
+    on an escape square or the centre), the attackers to move."""
+    size = Game(variant).size
+    escape = tables_for(Game(variant).rules).escape
+    free = [
+        square_name(s, size)
+        for s in range(size * size)
+        if not escape >> s & 1 and s != size * size // 2
+    ]
+    king, *men = rng.sample(free, 1 + rng.randint(0, 3) + rng.randint(4, 12))
+    defenders = rng.randint(0, 3)
+    return setup(variant, K=king, T=" ".join(men[:defenders]), t=" ".join(men[defenders:]))
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen", "fetlar"])
+def test_the_answers_to_an_open_line_are_every_move_that_does_not_lose_at_once(
+    variant: str,
+) -> None:
+    """Where the king has an open line, the leaves try only the attackers' moves that close a
+    line or may take him: every move left out lets him walk out next move."""
+    rng = random.Random(variant)
+    checked = left_out = 0
+    while checked < 12:
+        game = king_facing_few(variant, rng)
+        if game.outcome is not None or not _Tafl(game).must_answer():
+            continue
+        answers = {str(move) for move in _Tafl(game).answers() or []}
+        for move in game.legal_moves():
+            if str(move) in answers:
+                continue
+            game.push(move)
+            assert game.outcome is None and escapes_next(game), (game.start, str(move))
+            game.undo()
+            left_out += 1
+        checked += 1
+    assert left_out > 0
+
+
+def test_a_move_next_to_a_strong_king_that_cannot_take_him_is_no_answer() -> None:
+    """Copenhagen: the king on a5 has an open line down the edge to the a1 corner; d5-b5
+    lands next to him but takes nothing (not on the edge), so it is no answer; d3-a3 closes
+    the line."""
+    game = setup("copenhagen", K="a5", t="a8 d5 d3")
+    assert _Tafl(game).must_answer()
+    answers = {str(move) for move in _Tafl(game).answers() or []}
+    assert "d3-a3" in answers and "d5-b5" not in answers
+    game.play("d5-b5")
+    assert escapes_next(game)
+
+
 def test_the_king_makes_an_escape_no_move_can_stop() -> None:
-    """One ply deep, the defenders see that d5-d7 leaves the attackers no answer (without the
-    threats answered at the leaves, the open line is worth less than a man)."""
+    """One ply deep, the defenders see a king move that leaves the attackers no answer (d5-d7
+    or d5-g5; without the threats answered at the leaves, an open line is worth less than a
+    man)."""
     game = setup("brandubh", "defenders", K="d5", T="c7 d3 e6 f6", t="b2 c2 g3 c5 e4")
-    assert str(choose_move(game, depth=1, seed=0, book=False)) == "d5-d7"
+    move = choose_move(game, depth=1, seed=0, book=False)
+    game.push(move)
+    assert all(escapes_next(game) for _ in pushed_each(game)), str(move)
+    game.undo()
     search = Search(game, time.perf_counter() + 60)
     search.best_move(game.legal_moves(), 1)
     assert search.score >= WIN - 1_000
