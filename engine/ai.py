@@ -413,18 +413,18 @@ class Search:
                 beta = min(beta, score)
             if alpha >= beta:
                 return score
+        static = self.kind.evaluate(ply)
+        if static >= _WON:
+            return static  # the side to move wins with its next move
         futile = False
         if beta - alpha == 1 and abs(beta) < _WON:
             if self.use_null and depth >= NULL_FROM_DEPTH:
-                if self.kind.evaluate(ply) >= beta and not self.kind.must_answer():
+                if static >= beta and not self.kind.must_answer():
                     score = -self._passed(depth - 1 - NULL_REDUCTION, -beta, 1 - beta, ply + 1)
                     if score >= beta:
                         return score if score < _WON else beta
             elif self.use_futility and depth < len(FUTILITY_MARGINS):
-                futile = (
-                    self.kind.evaluate(ply) + FUTILITY_MARGINS[depth] <= alpha
-                    and not self.kind.must_answer()
-                )
+                futile = static + FUTILITY_MARGINS[depth] <= alpha and not self.kind.must_answer()
         original_alpha = alpha
         repetitions = self.repetitions
         best_score, best_move = -WIN - 1, None

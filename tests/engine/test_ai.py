@@ -631,6 +631,27 @@ def test_a_move_next_to_a_strong_king_that_cannot_take_him_is_no_answer() -> Non
     assert escapes_next(game)
 
 
+@pytest.mark.parametrize(
+    ("turn", "pieces"),
+    [
+        ("defenders", {"K": "d7", "T": "d4", "t": "b3 f3 c1"}),  # d7-g7 walks out
+        ("attackers", {"K": "c6", "T": "e3", "t": "b6 d2 g4"}),  # d2-d6 takes the weak king
+    ],
+)
+def test_a_node_whose_side_to_move_wins_next_move_looks_no_further(
+    turn: str, pieces: dict[str, str]
+) -> None:
+    """The search scores a win on the next move without trying a move (its depth would only
+    find the same win)."""
+    game = setup("brandubh", turn, **pieces)
+    assert replies_reaching(game, Reason.KING_ESCAPED) or replies_reaching(
+        game, Reason.KING_CAPTURED
+    )
+    search = Search(game, time.perf_counter() + 60)
+    assert search._negamax(4, -WIN - 1, WIN + 1, 0) == WIN - 1
+    assert search.nodes == 1
+
+
 def test_the_king_makes_an_escape_no_move_can_stop() -> None:
     """One ply deep, the defenders see a king move that leaves the attackers no answer (d5-d7
     or d5-g5; without the threats answered at the leaves, an open line is worth less than a
