@@ -38,14 +38,22 @@ def brandubh(position: str, turn: str) -> Game:
     return Game.from_position("brandubh", position, turn)
 
 
+def pushed_each(game: Game) -> Iterator[Move]:
+    """Each legal move of the side to move, played while the caller looks (then taken back)."""
+    for move in game.legal_moves():
+        game.push(move)
+        try:
+            yield move
+        finally:
+            game.undo()
+
+
 def replies_reaching(game: Game, reason: Reason) -> list[str]:
     """The moves of the side to move that end the game for ``reason``."""
     found = []
-    for move in game.legal_moves():
-        game.push(move)
+    for move in pushed_each(game):
         if game.outcome is not None and game.outcome.reason is reason:
             found.append(str(move))
-        game.undo()
     return found
 
 
@@ -565,16 +573,6 @@ def test_a_leaf_facing_an_escape_a_move_can_stop_is_not_lost() -> None:
     assert abs(leaf_score(game, threats=True)) < WIN - 1_000
 
 
-def pushed_each(game: Game) -> Iterator[Move]:
-    """Each legal move of the side to move, played while the caller looks (then taken back)."""
-    for move in game.legal_moves():
-        game.push(move)
-        try:
-            yield move
-        finally:
-            game.undo()
-
-
 def escapes_next(game: Game) -> bool:
     """Whether the defenders, to move, can walk the king out at once."""
     return bool(replies_reaching(game, Reason.KING_ESCAPED))
@@ -583,8 +581,8 @@ def escapes_next(game: Game) -> bool:
 def king_facing_few(variant: str, rng: random.Random) -> TaflGame:
     """The king, up to three of his men and four to twelve attackers on random squares (none
     on an escape square or the centre), the attackers to move."""
-    size = Game(variant).size
-    escape = tables_for(Game(variant).rules).escape
+    empty = Game(variant)
+    size, escape = empty.size, tables_for(empty.rules).escape
     free = [
         square_name(s, size)
         for s in range(size * size)
@@ -608,12 +606,10 @@ def test_the_answers_to_an_open_line_are_every_move_that_does_not_lose_at_once(
         if game.outcome is not None or not _Tafl(game).must_answer():
             continue
         answers = {str(move) for move in _Tafl(game).answers() or []}
-        for move in game.legal_moves():
+        for move in pushed_each(game):
             if str(move) in answers:
                 continue
-            game.push(move)
             assert game.outcome is None and escapes_next(game), (game.start, str(move))
-            game.undo()
             left_out += 1
         checked += 1
     assert left_out > 0
@@ -774,10 +770,8 @@ def test_a_leaf_where_every_move_leaves_the_king_to_be_taken_is_lost() -> None:
     attackers' reaches: whatever they play, an attacker takes him. The leaves answer that
     threat (the evaluation alone scores a man's worth or so)."""
     game = brandubh("/1t5/tt1TTt1/3t1K1/6t/4Tt1/2t4/7/", "defenders")
-    for move in game.legal_moves():
-        game.push(move)
+    for move in pushed_each(game):
         assert replies_reaching(game, Reason.KING_CAPTURED), move
-        game.undo()
     assert leaf_score(game, threats=True) <= -(WIN - 1_000)
     assert leaf_score(game, threats=False) > -(WIN - 1_000)
 
