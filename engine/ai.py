@@ -4,7 +4,8 @@ Iterative-deepening principal-variation search (negamax alpha-beta) with a trans
 keyed by the board and the side to move (bounds and best move), move ordering (the table's move,
 captures, threats around the king, killer moves, history), null moves, futility pruning of quiet
 moves next to the leaves, and at the leaves a short capture quiescence in which a side facing a
-threat to end the game next move (the king's open line, his capture) must answer it. Leaves are
+threat to end the game next move (the king's open line, his capture) must answer it, and in which
+the defenders may make such a threat (a check: the king onto an open line). Leaves are
 scored from the engine's bitboards by an evaluation per kind of game:
 
 - hnefatafl family: named terms (``_Tafl.terms``) times weights (``FITTED_WEIGHTS``, fitted to the
@@ -73,6 +74,8 @@ QUIESCENCE_PLIES = 2
 THREAT_PLIES = 3
 """How many answers to a threat to end the game (the king's open line, his capture) the leaves
 still look at before they trust the evaluation."""
+CHECK_PLIES = 1
+"""How many moves that make such a threat (the king onto an open line) the leaves look at."""
 NULL_FROM_DEPTH = 3
 NULL_REDUCTION = 2
 """From this depth on, a node whose evaluation is already above what the other side allows
@@ -263,8 +266,8 @@ move alone (the score depended on the path)."""
 
 class Search:
     """One search over ``game`` until ``deadline`` (a reading of ``clock``). ``table``,
-    ``ordering``, ``quiescence``, ``reductions``, ``threats`` (answered at the leaves) and
-    ``null_moves`` off give a plain alpha-beta."""
+    ``ordering``, ``quiescence``, ``reductions``, ``threats`` (answered at the leaves), ``checks``
+    (made at the leaves) and ``null_moves`` off give a plain alpha-beta."""
 
     def __init__(
         self,
@@ -276,6 +279,7 @@ class Search:
         quiescence: bool = True,
         reductions: bool = True,
         threats: bool = True,
+        checks: bool = True,
         null_moves: bool = True,
         futility: bool = True,
         clock: Callable[[], float] = time.perf_counter,
@@ -295,6 +299,7 @@ class Search:
         self.score = 0
         self.quiescence_plies = QUIESCENCE_PLIES if quiescence else 0
         self.answers_threats = threats
+        self.check_plies = CHECK_PLIES if threats and checks else 0
         self.table: dict[Hashable, _Entry] = {}
         self.killers: list[list[tuple[Square, ...]]] = [[] for _ in range(MAX_DEPTH + 1)]
         self.history: dict[tuple[Square, ...], int] = {}
@@ -352,7 +357,7 @@ class Search:
                 self._tick()
                 return self._repeated(ply)
             if depth <= 0:
-                return self._quiesce(alpha, beta, ply, self.quiescence_plies)
+                return self._leaf(alpha, beta, ply)
             return self._negamax(depth, alpha, beta, ply)
         finally:
             game.undo()
@@ -365,7 +370,7 @@ class Search:
         self.use_null = False  # never two passes on one line
         try:
             if depth <= 0:
-                return self._quiesce(alpha, beta, ply, self.quiescence_plies)
+                return self._leaf(alpha, beta, ply)
             return self._negamax(depth, alpha, beta, ply)
         finally:
             self.use_null = True
@@ -502,11 +507,24 @@ class Search:
         forcing, quiet = self._split(list(moves), 0, depth)
         return forcing + quiet
 
+    def _leaf(self, alpha: int, beta: int, ply: int) -> int:
+        """The score of a node at the search's depth: its quiescence."""
+        return self._quiesce(
+            alpha, beta, ply, self.quiescence_plies, THREAT_PLIES, self.check_plies
+        )
+
     def _quiesce(
-        self, alpha: int, beta: int, ply: int, plies_left: int, answers_left: int = THREAT_PLIES
+        self,
+        alpha: int,
+        beta: int,
+        ply: int,
+        plies_left: int,
+        answers_left: int,
+        checks_left: int,
     ) -> int:
-        """The leaf's score, looking on through captures for ``plies_left`` more plies and
-        through the answers to threats to end the game for ``answers_left``."""
+        """The leaf's score, looking on through captures for ``plies_left`` more plies, through
+        the answers to threats to end the game for ``answers_left``, and through the moves that
+        make such threats for ``checks_left``."""
         game = self.game
         self._tick()
         if game.outcome is not None:
@@ -520,16 +538,23 @@ class Search:
             answers_left -= 1
         else:
             stand = self.kind.evaluate(ply)
-            if plies_left <= 0 or stand >= beta or abs(stand) >= _WON:
+            if stand >= beta or abs(stand) >= _WON:
                 return stand
-            moves = self.kind.captures()
+            moves = self.kind.captures() if plies_left > 0 else []
+            if checks_left > 0 and answers_left > 0 and (checks := self.kind.checks()):
+                moves += [move for move in checks if move not in moves]
+                checks_left -= 1
+            if not moves:
+                return stand
             alpha = max(alpha, stand)
             plies_left -= 1
         best = -WIN - 1
         for move in moves:
             game.push(move)
             try:
-                score = -self._quiesce(-beta, -alpha, ply + 1, plies_left, answers_left)
+                score = -self._quiesce(
+                    -beta, -alpha, ply + 1, plies_left, answers_left, checks_left
+                )
             finally:
                 game.undo()
             best = max(best, score)
@@ -603,6 +628,10 @@ class _Kind:
         """The moves that could parry the threat ``must_answer`` finds (none: the game is lost),
         or None when there is no such threat."""
         return None
+
+    def checks(self) -> list[Move]:
+        """The quiet moves of the side to move that threaten to end the game next move."""
+        return []
 
 
 def _kind_of(game: Game) -> _Kind:
@@ -927,6 +956,24 @@ class _Tafl(_Kind):
         """Whether an attacker can reach, in one move, a square where he would take the king
         (or would, were he on ``king``)."""
         return bool(self._ways_to_take_king(king))
+
+    def checks(self) -> list[Move]:
+        """The defenders to move: the king's moves that capture nothing and open a line to an
+        escape square from where no attacker can take him (the attackers must answer)."""
+        game = self.game
+        if game.turn is not Side.DEFENDERS:
+            return []
+        att, dfd, _ = game.bitboards
+        occupied = att | dfd
+        candidates = self.on_escape_lines
+        return [
+            move
+            for move in game.king_moves()
+            if candidates >> (target := move.path[1]) & 1
+            and self._escape_threat(target, occupied)
+            and not self._king_takeable(target)
+            and not game.captures_of(move)
+        ]
 
     def _ways_to_take_king(self, king: Square | None = None) -> Bitboard:
         """The squares where an arriving attacker would take the king (or would, were he on

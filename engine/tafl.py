@@ -803,6 +803,10 @@ class TaflGame(Game):
             return True
         return any(self._line_moves_of(side))
 
+    def king_moves(self) -> list[Move]:
+        """The king's legal moves (whichever side is to move)."""
+        return [] if self.outcome is not None else self._piece_moves(self._king)
+
     def _piece_moves(self, square: Square) -> list[Move]:
         """The moves of the piece on ``square``."""
         g = self._geo

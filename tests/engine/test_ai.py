@@ -16,7 +16,6 @@ from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square,
 from engine.ai import (
     ENDGAME_CONTEMPT,
     LEVELS,
-    QUIESCENCE_PLIES,
     WIN,
     Search,
     _Kind,
@@ -346,9 +345,10 @@ def test_the_quiescence_looks_at_every_capturing_move(variant: str) -> None:
 
 
 def quiescence_gain(game: Game) -> int:
-    """What looking on through captures adds to the leaf's evaluation, for the side to move."""
-    search = Search(game, time.perf_counter() + 60)
-    return search._quiesce(-WIN - 1, WIN + 1, 0, QUIESCENCE_PLIES) - search.kind.evaluate(0)
+    """What looking on through captures adds to the leaf's evaluation, for the side to move
+    (without the king's checks, which in these open positions walk him out whatever happens)."""
+    search = Search(game, time.perf_counter() + 60, checks=False)
+    return search._leaf(-WIN - 1, WIN + 1, 0) - search.kind.evaluate(0)
 
 
 @pytest.mark.parametrize(
@@ -552,7 +552,7 @@ def test_the_table_keeps_only_the_move_of_a_score_found_through_a_repetition() -
 def leaf_score(game: Game, *, threats: bool) -> int:
     """The quiescence's score of ``game`` for the side to move."""
     search = Search(game, time.perf_counter() + 60, threats=threats)
-    return search._quiesce(-WIN - 1, WIN + 1, 0, QUIESCENCE_PLIES)
+    return search._leaf(-WIN - 1, WIN + 1, 0)
 
 
 # Brandubh, the attackers to move; the king on d7 has one open line, e7 f7 to the g7 corner. His
@@ -660,6 +660,52 @@ def test_the_king_makes_an_escape_no_move_can_stop() -> None:
     search = Search(game, time.perf_counter() + 60)
     search.best_move(game.legal_moves(), 1)
     assert search.score >= WIN - 1_000
+
+
+def king_to_move(variant: str, rng: random.Random) -> TaflGame:
+    """``king_facing_few``'s position with the defenders to move."""
+    game = Game.from_position(variant, king_facing_few(variant, rng).position(), "defenders")
+    assert isinstance(game, TaflGame)
+    return game
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen", "fetlar"])
+def test_the_kings_checks_open_a_line_where_no_attacker_takes_him(variant: str) -> None:
+    """The king's quiet moves the leaves look at as checks are those after which the attackers
+    must close a line to an escape square; a quiet king move left out opens none, or an attacker
+    could take him next move. (His captures are the quiescence's captures.)"""
+    rng = random.Random(variant)
+    checks_seen = left_out = 0
+    for _ in range(40):
+        game = king_to_move(variant, rng)
+        if game.outcome is not None or _Tafl(game).must_answer():
+            continue
+        checks = {str(move) for move in _Tafl(game).checks()}
+        for move in game.king_moves():
+            if game.captures_of(move):
+                continue
+            game.push(move)
+            opens_a_line = game.outcome is None and _Tafl(game).must_answer()
+            takeable = _Tafl(game)._king_takeable()
+            game.undo()
+            if str(move) in checks:
+                assert opens_a_line, (game.start, str(move))
+                checks_seen += 1
+            else:
+                assert not opens_a_line or takeable, (game.start, str(move))
+                left_out += 1
+    assert checks_seen > 0 and left_out > 0
+
+
+def test_the_leaves_see_a_check_that_leaves_no_answer() -> None:
+    """Brandubh, the defenders to move: d5-d7 or d5-g5 opens a line no attacker can close. The
+    leaf's evaluation alone calls it a likely escape; looking at the king's checks, a won one."""
+    game = setup("brandubh", "defenders", K="d5", T="c7 d3 e6 f6", t="b2 c2 g3 c5 e4")
+    assert _Tafl(game).evaluate(0) < WIN - 1_000
+    with_checks = Search(game, time.perf_counter() + 60)
+    without = Search(game, time.perf_counter() + 60, checks=False)
+    assert with_checks._leaf(-WIN - 1, WIN + 1, 0) >= WIN - 1_000
+    assert without._leaf(-WIN - 1, WIN + 1, 0) < WIN - 1_000
 
 
 @pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen"])
