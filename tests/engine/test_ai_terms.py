@@ -10,7 +10,13 @@ import random
 import pytest
 
 from engine import Game, Move, Reason, Side, TaflGame
-from engine.ai import CORNER_WEIGHTS, FITTED_WEIGHTS, TAFL_TERMS, _Tafl, choose_move
+from engine.ai import (
+    CORNER_WEIGHTS,
+    ENCIRCLING_WEIGHTS,
+    TAFL_TERMS,
+    _Tafl,
+    choose_move,
+)
 from engine.opentafl import format_position
 from engine.types import parse_square
 
@@ -139,6 +145,35 @@ def test_the_open_corner_guards_guard_the_corners_the_king_still_reaches(
     assert (counted["ways out"], counted["open corner guard"]) == (ways_out, open_guards)
 
 
+@pytest.mark.parametrize(
+    ("defenders", "attackers", "edge_room"),
+    [
+        ("", "", 40),  # every square of the edge, the corners too
+        ("", "a3 b2 c1", 35),  # a3 and c1 stand on the edge, and a1, a2, b1 are cut off
+        ("e6", "a3 b2 c1", 0),  # counted for a lone king only
+    ],
+)
+def test_the_edge_room_counts_the_edge_squares_of_a_lone_kings_region(
+    defenders: str, attackers: str, edge_room: int
+) -> None:
+    layout = position(11, "f6", defenders, attackers)
+    game = Game.from_position("copenhagen", layout, "attackers")
+    assert terms_of(game)["edge room"] == edge_room
+
+
+@pytest.mark.parametrize(
+    ("variant", "weighed"),
+    [("copenhagen", True), ("fetlar", True), ("hnefatafl", False), ("brandubh", False)],
+)
+def test_a_lone_king_s_edge_room_is_weighed_where_the_attackers_may_encircle(
+    variant: str, weighed: bool
+) -> None:
+    game = Game(variant)
+    assert isinstance(game, TaflGame) and game.rules.encirclement == weighed
+    counted = dict(zip(TAFL_TERMS, _Tafl(game).ending_weights, strict=True))
+    assert (counted["edge room"] != 0) == weighed
+
+
 @pytest.mark.parametrize(("attacker", "fork"), [("c4", 1), ("c3", 0)])
 def test_a_fork_square_where_the_king_would_be_taken_is_no_fork(attacker: str, fork: int) -> None:
     """Brandubh, the defenders to move: the king on c2 reaches a2, next to the corner a1, where
@@ -158,13 +193,13 @@ def weighed(weights: dict[str, int], game: Game) -> int:
 )
 def test_the_large_board_evaluation_tapers_to_the_fitted_weights(defenders: str) -> None:
     """Copenhagen weighs a position by hand with the defenders' twelve men, by the fitted
-    weights with the king alone, and in proportion in between; the attackers to move count it
-    against them."""
+    weights and the edge room with the king alone, and in proportion in between; the attackers
+    to move count it against them."""
     layout = position(11, "f6", defenders, "a4 a5 b6 k6 d1 e1 f1")
     game = Game.from_position("copenhagen", layout, "attackers")
     assert isinstance(game, TaflGame)
     men = len(defenders.split())
-    by_hand, fitted = weighed(CORNER_WEIGHTS, game), weighed(FITTED_WEIGHTS, game)
+    by_hand, fitted = weighed(CORNER_WEIGHTS, game), weighed(ENCIRCLING_WEIGHTS, game)
     assert by_hand != fitted
     assert _Tafl(game).evaluate(0) == -((by_hand * men + fitted * (12 - men)) // 12)
 
