@@ -184,8 +184,8 @@ ENCIRCLING_WEIGHTS: dict[str, int] = FITTED_WEIGHTS | {"edge room": -30}
 """The evaluation of a lone king on a board larger than 7x7 where the attackers also win by
 encirclement (Copenhagen, Fetlar): the fitted weights, and the edge squares of his region
 counted for the attackers. That weight is measured, not reasoned: the attackers converted 18, 17,
-18 and 17 of Copenhagen's 19 lone-king endgames at 1 s a move with it (more of them by
-encirclement), 15 in each of three runs without it; +15 gave 15, -15 17 and -60 16. Counted
+18, 17 and 17 of Copenhagen's 19 lone-king endgames at 1 s a move with it (more of them by
+encirclement), 15 in each of four runs without it; +15 gave 15, -15 17 and -60 16. Counted
 while the defenders still had men (as the evaluation tapers), it scored 39.3% in 28 Copenhagen
 games against the AI without it, losing all 14 as the attackers, so it counts for a lone king
 only."""
