@@ -772,6 +772,12 @@ class _Tafl(_Kind):
                     break
         return min(lines, 2)
 
+    def _safe_threat(self, square: Square, occupied: Bitboard, above: int = 0) -> int:
+        """The king's ``_escape_threat`` from ``square`` where it is above ``above`` and no
+        attacker could take him there (where he would be taken, he could not walk out); else 0."""
+        threat = self._escape_threat(square, occupied)
+        return threat if threat > above and not self._king_takeable(square) else 0
+
     def _next_threats(self, reached: list[Bitboard], occupied: Bitboard) -> tuple[int, int]:
         """Of the king's lines (``occupied`` without him), how many lead to a square he could
         escape from next unless one move closes it, and how many to a square where one move
@@ -781,9 +787,9 @@ class _Tafl(_Kind):
         for line in reached:
             best = 0
             for square in squares_of(line & candidates):
-                threat = self._escape_threat(square, occupied)
-                if threat > best and not self._king_takeable(square):
-                    best = threat  # (where he would be taken, he could not walk out)
+                threat = self._safe_threat(square, occupied, best)
+                if threat:
+                    best = threat
                     if best == 2:
                         break
             if best == 2:
@@ -980,14 +986,11 @@ class _Tafl(_Kind):
             return []
         att, dfd, _ = game.bitboards
         occupied = att | dfd
-        candidates = self.on_escape_lines
+        candidates = self.on_escape_lines & ~game.capture_targets(king=True)
         return [
             move
             for move in game.king_moves()
-            if candidates >> (target := move.path[1]) & 1
-            and self._escape_threat(target, occupied)
-            and not self._king_takeable(target)
-            and not game.captures_of(move)
+            if candidates >> (target := move.path[1]) & 1 and self._safe_threat(target, occupied)
         ]
 
     def _ways_to_take_king(self, king: Square | None = None) -> Bitboard:

@@ -685,8 +685,9 @@ def test_the_kings_checks_open_a_line_where_no_attacker_takes_him(variant: str) 
             if game.captures_of(move):
                 continue
             game.push(move)
-            opens_a_line = game.outcome is None and _Tafl(game).must_answer()
-            takeable = _Tafl(game)._king_takeable()
+            after = _Tafl(game)
+            opens_a_line = game.outcome is None and after.must_answer()
+            takeable = after._king_takeable()
             game.undo()
             if str(move) in checks:
                 assert opens_a_line, (game.start, str(move))
