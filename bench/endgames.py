@@ -7,7 +7,10 @@ at least ``--attackers``, with the attackers to move; and, for every variant of 
 random ones: the king on a square that is not an escape square, a third to two thirds of the
 variant's attackers (at least ``--attackers``) and at most ``--men`` defenders on free squares,
 the attackers to move, kept when the king has no open line and nobody can win at once. Both
-sides are played by the same AI at ``--time`` seconds a move, for at most ``--plies`` plies.
+sides are played by the same AI at ``--time`` seconds a move, or ``--nodes`` nodes a move (the
+same games on any machine and load: figures that runs, and changes, can be compared by), for at
+most ``--plies`` plies; ``--seeds`` plays each position that many times, the AI choosing among
+equal moves by another seed each time.
 
 Prints per variant: positions, the attackers' wins within the limit (and their mean length),
 the defenders' wins, and the games still open or drawn; for the real games' positions, also how
@@ -18,8 +21,9 @@ finds that the defenders win whatever the attackers do (the king escapes by forc
 and the conversions are also given without them. The issue's goal: the attackers convert at
 least 90% of lone-king positions within 60 plies.
 
-Run from the repository root: ``python bench/endgames.py [--time 0.2] [--plies 60] [--men 0]
-[--limit 20] [--random brandubh,tablut,copenhagen] [--processes 2] [--show]``.
+Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
+[--seeds 1] [--plies 60] [--men 0] [--limit 20] [--random brandubh,tablut,copenhagen]
+[--processes 2] [--show]``.
 """
 
 from __future__ import annotations
@@ -37,8 +41,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from engine import Game, Piece, Side, TaflGame  # noqa: E402
-from engine.ai import _WON, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
+from bench.arena import wilson  # noqa: E402
+from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
+from engine.ai import _WON, NodeClock, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
 from engine.opentafl import format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
 from engine.tafl import tables_for  # noqa: E402
@@ -60,6 +65,22 @@ class Start:
     position: str
     source: str
     real_winner: Side | None = None
+
+
+@dataclass(frozen=True)
+class Pace:
+    """How long the AI thinks on a move: ``seconds``, or ``nodes`` when not 0; and the seed it
+    chooses among equal moves by (with the ply)."""
+
+    seconds: float
+    nodes: int = 0
+    seed: int = 0
+
+    def move(self, game: Game) -> Move:
+        seed = self.seed * 10_000 + len(game.history)
+        if self.nodes:
+            return choose_move(game, time_limit=self.nodes, seed=seed, clock=NodeClock())
+        return choose_move(game, time_limit=self.seconds, seed=seed)
 
 
 @dataclass(frozen=True)
@@ -138,12 +159,12 @@ def lost_at_start(game: Game) -> bool:
     return search.depth_reached > 0 and search.score <= -_WON
 
 
-def play_out(start: Start, seconds: float, plies: int) -> Result:
+def play_out(start: Start, pace: Pace, plies: int) -> Result:
     """The AI against itself from ``start``, attackers to move."""
     game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
     lost = lost_at_start(game)
     while game.outcome is None and len(game.history) < plies:
-        game.push(choose_move(game, time_limit=seconds, seed=len(game.history)))
+        game.push(pace.move(game))
     outcome = game.outcome
     plies, final = len(game.history), game.position()
     if outcome is None:
@@ -158,7 +179,7 @@ def _print_not_lost(results: list[Result]) -> None:
         return
     converted = sum(r.winner is Side.ATTACKERS for r in playable)
     print(
-        f"  {len(results) - len(playable)} positions are lost at the start (a {LOST_DEPTH}-ply "
+        f"  {len(results) - len(playable)} games are lost at the start (a {LOST_DEPTH}-ply "
         f"search finds a forced win for the defenders); of the other {len(playable)}, the AI "
         f"converted {converted} ({converted / max(1, len(playable)):.0%})"
     )
@@ -172,8 +193,8 @@ def _print_real_split(results: list[Result]) -> None:
     converted = sum(r.winner is Side.ATTACKERS for r in won_for_real)
     others = len(results) - len(won_for_real)
     print(
-        f"  of the {len(won_for_real)} positions the attackers won in the real game, the AI "
-        f"converted {converted} ({converted / len(won_for_real):.0%}); the other {others} "
+        f"  of the {len(won_for_real)} games from positions the attackers won in the real game, "
+        f"the AI converted {converted} ({converted / len(won_for_real):.0%}); the other {others} "
         "were won by the defenders or left undecided"
     )
 
@@ -194,6 +215,10 @@ def _print_failure(result: Result) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--time", type=float, default=0.2, help="the AI's seconds a move")
+    parser.add_argument(
+        "--nodes", type=int, default=0, help="the AI's nodes a move instead (repeatable games)"
+    )
+    parser.add_argument("--seeds", type=int, default=1, help="games from each position")
     parser.add_argument("--plies", type=int, default=60, help="plies before a game counts open")
     parser.add_argument("--men", type=int, default=0, help="defenders beside the king, at most")
     parser.add_argument("--attackers", type=int, default=4, help="attackers, at least")
@@ -206,10 +231,15 @@ def main() -> int:
         "--show", action="store_true", help="list each position the attackers did not convert"
     )
     args = parser.parse_args()
-    if not (args.time > 0 and args.plies > 0 and args.limit > 0 and args.processes > 0):
-        parser.error("--time, --plies, --limit and --processes take positive numbers")
+    if not all(n > 0 for n in (args.time, args.plies, args.limit, args.processes, args.seeds)):
+        parser.error("--time, --plies, --limit, --processes and --seeds take positive numbers")
+    if args.nodes < 0:
+        parser.error("--nodes takes a positive number (or 0: --time)")
+    paces = [Pace(args.time, args.nodes, seed) for seed in range(args.seeds)]
+    budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
     print(
-        f"the AI against itself, {args.time:g} s a move, at most {args.plies} plies, from "
+        f"the AI against itself, {budget} a move, {args.seeds} game(s) from each position "
+        f"(seeds), at most {args.plies} plies, from "
         f"positions with the king and at most {args.men} defenders against at least "
         f"{args.attackers} attackers (attackers to move)"
     )
@@ -221,17 +251,20 @@ def main() -> int:
         randoms = list(random_endgames(variant, args.men, args.attackers, args.limit))
         groups.append((f"{variant} (random)", randoms))
     started = time.perf_counter()
+    everything: list[Result] = []
     with ProcessPoolExecutor(args.processes) as pool:
-        for label, starts in groups:
-            results = list(
-                pool.map(play_out, starts, [args.time] * len(starts), [args.plies] * len(starts))
-            )
+        for label, positions in groups:
+            starts = [start for start in positions for _ in paces]
+            runs = paces * len(positions)
+            results = list(pool.map(play_out, starts, runs, [args.plies] * len(starts)))
+            everything += results
             won = [r for r in results if r.winner is Side.ATTACKERS]
             lost = [r for r in results if r.winner is Side.DEFENDERS]
             share = len(won) / len(results) if results else float("nan")
             mean = statistics.mean(r.plies for r in won) if won else float("nan")
             print(
-                f"{label}: {len(results)} positions; attackers won {len(won)} "
+                f"{label}: {len(positions)} positions, {len(results)} games; "
+                f"attackers won {len(won)} "
                 f"({share:.0%}, in {mean:.0f} plies on average), defenders won {len(lost)}, "
                 f"open or drawn {len(results) - len(won) - len(lost)}"
             )
@@ -245,8 +278,23 @@ def main() -> int:
                 for result in results:
                     if result.winner is not Side.ATTACKERS:
                         _print_failure(result)
+    _print_total(everything)
     print(f"{time.perf_counter() - started:.0f} s")
     return 0
+
+
+def _print_total(results: list[Result]) -> None:
+    """The conversions of every group together, without the games lost at the start, with a
+    95% (Wilson) interval: the issue's measure."""
+    playable = [r for r in results if not r.lost_at_start]
+    if not playable:
+        return
+    won, n = sum(r.winner is Side.ATTACKERS for r in playable), len(playable)
+    low, high = wilson(won / n, n)
+    print(
+        f"all: the attackers converted {won} of the {n} games not lost at the start "
+        f"({won / n:.1%}, 95% interval {low:.1%} to {high:.1%})"
+    )
 
 
 if __name__ == "__main__":

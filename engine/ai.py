@@ -237,14 +237,16 @@ def choose_move(
     depth: int | None = None,
     seed: int | None = None,
     book: bool = True,
+    clock: Callable[[], float] = time.perf_counter,
 ) -> Move:
     """A good legal move for the side to move, found within about ``time_limit`` seconds.
 
     ``depth`` caps the search depth (plies); ``seed`` makes the choice among equal moves
-    repeatable; ``book`` plays the opening book's move where it has one (engine/book.py).
+    repeatable; ``book`` plays the opening book's move where it has one (engine/book.py);
+    ``clock`` is what the time limit is read on (``NodeClock``: a number of nodes instead).
     Raises IllegalMoveError when the game is over or there is no move.
     """
-    deadline = time.perf_counter() + max(time_limit, 0.0) * TIME_USED
+    deadline = clock() + max(time_limit, 0.0) * TIME_USED
     if game.outcome is not None:
         raise IllegalMoveError("the game is over", Refusal.GAME_OVER)
     moves = game.distinct_moves()
@@ -256,8 +258,21 @@ def choose_move(
         return winning or moves[0]
     if book and (opening := book_move(game, seed)) is not None:
         return opening
-    search = Search(game, deadline)
+    search = Search(game, deadline, clock=clock)
     return search.best_move(moves, depth or MAX_DEPTH)
+
+
+class NodeClock:
+    """A clock that counts its readings: the search reads it once a node, so a time limit of
+    ``n`` on it is a budget of some ``n * TIME_USED`` nodes, the same on any machine and load
+    (the benches' repeatable measure)."""
+
+    def __init__(self) -> None:
+        self.readings = 0
+
+    def __call__(self) -> float:
+        self.readings += 1
+        return float(self.readings)
 
 
 def _immediate_win(game: Game, moves: list[Move]) -> Move | None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import gc
 import random
+import threading
 import time
 from collections.abc import Iterator
 
@@ -17,6 +18,7 @@ from engine.ai import (
     ENDGAME_CONTEMPT,
     LEVELS,
     WIN,
+    NodeClock,
     Search,
     _Kind,
     _kind_of,
@@ -125,6 +127,33 @@ def test_same_seed_same_depth_same_move() -> None:
     game = Game("tablut")
     first = choose_move(game, depth=2, time_limit=30, seed=7)
     assert choose_move(game, depth=2, time_limit=30, seed=7) == first
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "copenhagen", "tablut"])
+def test_a_budget_of_nodes_gives_the_same_move_under_any_load(variant: str) -> None:
+    """On a clock that counts its readings, the search stops after the same number of nodes,
+    whatever else the machine does meanwhile (here: nothing, then a busy thread of Python)."""
+    game = Game(variant)
+    for _ in range(6):
+        game.push(choose_move(game, depth=1, seed=len(game.history), book=False))
+    quiet_clock, busy_clock = NodeClock(), NodeClock()
+    quiet = choose_move(game, time_limit=2_000, seed=3, book=False, clock=quiet_clock)
+    done = threading.Event()
+
+    def spin() -> None:
+        while not done.is_set():
+            sum(range(1_000))
+
+    busy = threading.Thread(target=spin)
+    busy.start()
+    try:
+        busy_move = choose_move(game, time_limit=2_000, seed=3, book=False, clock=busy_clock)
+    finally:
+        done.set()
+        busy.join()
+    assert busy_move == quiet
+    assert busy_clock.readings == quiet_clock.readings
+    assert 1_000 < quiet_clock.readings <= 2_000
 
 
 def test_the_king_takes_an_open_corner() -> None:
