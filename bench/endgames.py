@@ -1,9 +1,10 @@
 """Endgames: from positions where the defenders are down to a few men, how often and how fast the
 AI as attackers converts (captures the king, or encircles) against the AI defending.
 
-The positions come from the real games in tests/data (Copenhagen, Brandubh): in each game, the
-first position where the defenders have at most ``--men`` men beside the king and the attackers
-at least ``--attackers``, with the attackers to move; and, for every variant of ``--random``,
+The positions come from the real games in tests/data of the variants of ``--real`` (Copenhagen,
+Brandubh): in each game, the first position where the defenders have at most ``--men`` men
+beside the king and the attackers at least ``--attackers``, with the attackers to move; and, for
+every variant of ``--random``,
 random ones: the king on a square that is not an escape square, a third to two thirds of the
 variant's attackers (at least ``--attackers``) and at most ``--men`` defenders on free squares,
 the attackers to move, kept when the king has no open line and nobody can win at once. Both
@@ -22,8 +23,8 @@ and the conversions are also given without them. The issue's goal: the attackers
 least 90% of lone-king positions within 60 plies.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
-[--seeds 1] [--plies 60] [--men 0] [--limit 20] [--random brandubh,tablut,copenhagen]
-[--processes 2] [--show]``.
+[--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
+[--random brandubh,tablut,copenhagen] [--processes 2] [--show]``.
 """
 
 from __future__ import annotations
@@ -224,6 +225,9 @@ def main() -> int:
     parser.add_argument("--attackers", type=int, default=4, help="attackers, at least")
     parser.add_argument("--limit", type=int, default=20, help="positions per variant, at most")
     parser.add_argument(
+        "--real", default=",".join(VARIANTS), help="variants of the real games' positions"
+    )
+    parser.add_argument(
         "--random", default="brandubh,tablut,copenhagen", help="variants of random positions"
     )
     parser.add_argument("--processes", type=int, default=2)
@@ -243,9 +247,12 @@ def main() -> int:
         f"positions with the king and at most {args.men} defenders against at least "
         f"{args.attackers} attackers (attackers to move)"
     )
+    unknown = set(filter(None, args.real.split(","))) - set(VARIANTS)
+    if unknown:
+        parser.error(f"--real takes {', '.join(VARIANTS)}, not {', '.join(sorted(unknown))}")
     groups = [
         (f"{variant} (real games)", list(endgames(variant, args.men, args.attackers))[: args.limit])
-        for variant in VARIANTS
+        for variant in filter(None, args.real.split(","))
     ]
     for variant in filter(None, args.random.split(",")):
         randoms = list(random_endgames(variant, args.men, args.attackers, args.limit))
