@@ -59,6 +59,26 @@ class _Geometry:
     """Per square, the (jumped, landing) square pairs in all eight directions."""
     around: tuple[Bitboard, ...]
     """Per square, the squares next to it in all eight directions."""
+    step_origins: dict[Side, tuple[tuple[int, Bitboard], ...]]
+    """Per side, ``steps`` by direction: a step's offset, and the squares it can be made from."""
+    jump_origins: tuple[tuple[int, Bitboard], ...]
+    """``jumps`` by direction: the offset to the square jumped, and the squares a jump that way
+    can be made from."""
+
+
+def _by_offset(moves: dict[Square, tuple[Square, ...]]) -> tuple[tuple[int, Bitboard], ...]:
+    """Moves given per origin as their first targets, grouped by the offset from origin to
+    target: each offset with the origins it applies to."""
+    origins: dict[int, Bitboard] = {}
+    for origin, targets in moves.items():
+        for target in targets:
+            origins[target - origin] = origins.get(target - origin, 0) | 1 << origin
+    return tuple(sorted(origins.items()))
+
+
+def _shifted(board: Bitboard, offset: int) -> Bitboard:
+    """``board`` with every square moved by ``offset`` (a square number difference)."""
+    return board << offset if offset > 0 else board >> -offset
 
 
 @cache
@@ -99,7 +119,18 @@ def _geometry(size: int) -> _Geometry:
         sum(1 << other for other in range(size * size) if _adjacent(sq, other, size))
         for sq in range(size * size)
     )
-    return _Geometry(size, corners, (size // 2) * size + size // 2, steps, jumps, around)
+    step_origins = {side: _by_offset(dict(enumerate(steps[side]))) for side in steps}
+    jump_origins = _by_offset({sq: tuple(over for over, _ in jumps[sq]) for sq in range(size**2)})
+    return _Geometry(
+        size,
+        corners,
+        (size // 2) * size + size // 2,
+        steps,
+        jumps,
+        around,
+        step_origins,
+        jump_origins,
+    )
 
 
 class HalataflGame(Game):
@@ -148,7 +179,8 @@ class HalataflGame(Game):
         side = self.turn
         enemy = side.opponent
         captured = self.captures_of(move)
-        self._boards[side] ^= (1 << move.origin) | (1 << move.target)
+        if move.target != move.origin:  # a chain may come back to where it started
+            self._boards[side] ^= (1 << move.origin) | (1 << move.target)
         for square in captured:
             self._boards[enemy] ^= 1 << square
         return captured
@@ -226,11 +258,27 @@ class HalataflGame(Game):
             ]
             if leaving:
                 return leaving
-        return [
+        moves = [
             move
             for origin in _squares(self._boards[side])
             for move in self._moves_from(origin, side, distinct)
         ]
+        return self._one_way_home(moves) if distinct else moves
+
+    def _one_way_home(self, moves: list[Move]) -> list[Move]:
+        """``moves`` but for chains that come back to where they started and take the same
+        pieces as one before them: whichever piece makes it, the board is the same (every
+        other pair of moves of different pieces leaves a piece on a different square)."""
+        taken_home: set[tuple[Square, ...]] = set()
+        kept = []
+        for move in moves:
+            if move.target == move.origin:
+                taken = tuple(sorted(self.captures_of(move)))
+                if taken in taken_home:
+                    continue
+                taken_home.add(taken)
+            kept.append(move)
+        return kept
 
     def pieces(self) -> dict[Square, Piece]:
         return {
@@ -314,16 +362,35 @@ class HalataflGame(Game):
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
+        return bool(self._step_landings(side) or self._jump_landings(side))
+
+    def landings(self, side: Side) -> Bitboard:
+        """The squares a piece of ``side`` could move to now: where its steps and its first
+        jumps end."""
+        return self._step_landings(side) | self._jump_landings(side)
+
+    def _step_landings(self, side: Side) -> Bitboard:
+        """Where the steps of ``side`` end: on an empty square that is not a corner."""
         geo = self._geo
-        occupied = self._boards[Side.WHITE] | self._boards[Side.BLACK]
-        enemy = self._boards[side.opponent]
-        blocked_step = occupied | geo.corners
-        for origin in _squares(self._boards[side]):
-            if any(not blocked_step >> t & 1 for t in geo.steps[side][origin]):
-                return True
-            if any(self._next_jumps(origin, 0, occupied, enemy)):
-                return True
-        return False
+        own = self._boards[side]
+        stepped = 0
+        for offset, origins in geo.step_origins[side]:
+            stepped |= _shifted(own & origins, offset)
+        return stepped & ~(own | self._boards[side.opponent] | geo.corners)
+
+    def _jump_landings(self, side: Side) -> Bitboard:
+        """Where the first jumps of ``side`` end (as ``_next_jumps`` allows: on an empty square,
+        a corner only over an enemy)."""
+        geo = self._geo
+        own, enemy = self._boards[side], self._boards[side.opponent]
+        occupied = own | enemy
+        found = 0
+        for offset, origins in geo.jump_origins:
+            ready = own & origins
+            over_any = _shifted(ready & _shifted(occupied, -offset), 2 * offset)
+            over_enemy = _shifted(ready & _shifted(enemy, -offset), 2 * offset)
+            found |= over_any & ~geo.corners | over_enemy & geo.corners
+        return found & ~occupied
 
     def is_legal(self, move: Move) -> bool:
         """Whether ``move`` is legal, checked leg by leg (a crowded board has hundreds of

@@ -23,7 +23,7 @@ from engine import (
 )
 from engine.halatafl import HALATAFL
 from engine.opentafl import format_position
-from engine.types import parse_square
+from engine.types import parse_square, square_name
 
 SIZE = 7
 # Pieces far from the action so that both sides have the five pieces a legal position needs.
@@ -421,6 +421,20 @@ def test_a_chain_from_a_corner_may_pass_its_corner_but_not_stop_there() -> None:
     assert "a7-a5-c5-a7-c7" in moves and "a7-a5-c5-a7" not in moves
 
 
+def test_a_chain_that_ends_where_it_started_keeps_its_piece() -> None:
+    # Found by the random games (seed 701): c1-c3-a1-c1 takes c2 and b2, jumps its own b1 and
+    # comes home; the piece that made it used to vanish (its start and end toggled as one).
+    start = "/1WWBB2/1BBB2B/6B/7/4W2/B2B1W1/5W1/"
+    game = HalataflGame.from_position("halatafl", start, Side.WHITE)
+    assert isinstance(game, HalataflGame)
+    game.push(Move.parse("c1-c3-a1-c1", SIZE))
+    assert game.piece_at(sq("c1")) is game.piece_at(sq("b1")) is Piece.WHITE
+    assert game.piece_at(sq("c2")) is None and game.piece_at(sq("b2")) is None
+    assert [bits.bit_count() for bits in game.bitboards] == [5, 7]
+    game.undo()
+    assert game.position() == start
+
+
 def test_captures_of_and_capturing_moves_agree_with_playing_the_move() -> None:
     """Worked out without playing, the jumped pieces are those a move really removes."""
     rng = random.Random(5)
@@ -550,3 +564,28 @@ def test_a_target_square_that_many_chains_reach_lists_the_shortest_moves_there()
     message = str(refused.value)
     assert message.startswith("more than one move goes there: b3-d3, c3-d3, d2-d3, e2-d3, e3-d3,")
     assert message.endswith(" more") and len(message) < 200
+
+
+@settings(max_examples=15, deadline=None)
+@given(st.integers(min_value=0, max_value=10**6))
+def test_landings_are_where_the_first_legs_of_the_legal_moves_end(seed: int) -> None:
+    """For each side, in positions of random games set up with that side to move (but where a
+    piece stands on a corner: a piece of the side to move there may only leave)."""
+    rng = random.Random(seed)
+    game = HalataflGame()
+    game.push(rng.choice(game.legal_moves()))
+    checked = 0
+    while game.outcome is None and len(game.history) < 60:
+        for side in (Side.WHITE, Side.BLACK):
+            mover = HalataflGame.from_position("halatafl", game.position(), side)
+            assert isinstance(mover, HalataflGame)
+            if any(mover.piece_at(corner) for corner in mover.corners):
+                continue
+            first_legs = {square_name(m.path[1], SIZE) for m in mover.legal_moves()}
+            landings = {
+                square_name(s, SIZE) for s in range(SIZE * SIZE) if mover.landings(side) >> s & 1
+            }
+            assert landings == first_legs
+            checked += 1
+        game.push(rng.choice(game.distinct_moves()))
+    assert checked
