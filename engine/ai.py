@@ -1109,6 +1109,8 @@ class _Halatafl(_Kind):
         return found
 
     def evaluate(self, ply: int) -> int:
+        if self._wins_by_blocking():
+            return WIN - ply - 1
         game = self.game
         white, black = game.bitboards
         n = self.size
@@ -1134,6 +1136,29 @@ class _Halatafl(_Kind):
         if can_take:
             value += HALATAFL_CAN_JUMP
         return value + HALATAFL_OPEN * (can_take - open_own)
+
+    def _wins_by_blocking(self) -> bool:
+        """Whether the side to move can leave the other without a legal move (and so win) with
+        a move the leaves' captures may not look at: the other side must have at most one
+        square to move to now, which that move fills."""
+        game = self.game
+        other = game.turn.opponent
+        steps = game.step_landings(other)
+        if steps & (steps - 1):
+            return False  # two squares or more: one move cannot fill them all
+        landings = game.landings(other)
+        if landings & (landings - 1):
+            return False
+        mover = game.turn
+        for move in game.distinct_moves():
+            if landings and not landings >> move.target & 1:
+                continue
+            game.push(move)
+            won = game.outcome is not None and game.outcome.winner is mover
+            game.undo()
+            if won:
+                return True
+        return False
 
     def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
         captures_of = self.game.captures_of

@@ -362,14 +362,14 @@ class HalataflGame(Game):
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
-        return bool(self._step_landings(side) or self._jump_landings(side))
+        return bool(self.step_landings(side) or self._jump_landings(side))
 
     def landings(self, side: Side) -> Bitboard:
         """The squares a piece of ``side`` could move to now: where its steps and its first
         jumps end."""
-        return self._step_landings(side) | self._jump_landings(side)
+        return self.step_landings(side) | self._jump_landings(side)
 
-    def _step_landings(self, side: Side) -> Bitboard:
+    def step_landings(self, side: Side) -> Bitboard:
         """Where the steps of ``side`` end: on an empty square that is not a corner."""
         geo = self._geo
         own = self._boards[side]

@@ -13,13 +13,24 @@ from collections.abc import Iterator
 
 import pytest
 
-from engine import VARIANTS, Game, IllegalMoveError, Move, Reason, Side, Square, TaflGame
+from engine import (
+    VARIANTS,
+    Game,
+    HalataflGame,
+    IllegalMoveError,
+    Move,
+    Reason,
+    Side,
+    Square,
+    TaflGame,
+)
 from engine.ai import (
     ENDGAME_CONTEMPT,
     LEVELS,
     WIN,
     NodeClock,
     Search,
+    _Halatafl,
     _Kind,
     _kind_of,
     _Tafl,
@@ -207,6 +218,58 @@ def test_halatafl_wins_by_leaving_black_too_few_pieces() -> None:
     move = choose_move(game, time_limit=0.5, seed=0)
     game.push(move)
     assert game.outcome is not None and game.outcome.winner is Side.WHITE
+
+
+def test_halatafl_never_opens_with_the_step_that_loses_at_once() -> None:
+    """After c4-d4, Black's e6-c4 jumps its own d5 and leaves White without a move: a quiet
+    move the leaves' captures do not look at. The levels that search one ply (medium, the
+    default) played c4-d4 in most games; easy still may, by its random moves."""
+    game = Game("halatafl")
+    losing = Move.parse("c4-d4", 7)
+    game.push(losing)
+    assert any(_won_at_once(game, reply) for reply in game.legal_moves())
+    game.undo()
+    for seed in range(12):
+        assert choose_move(game, depth=1, seed=seed, book=False) != losing
+        for level in ("medium", "hard"):
+            assert choose_move_at(game, LEVELS[level], seed=seed) != losing
+
+
+def _won_at_once(game: Game, move: Move) -> bool:
+    """Whether ``move`` wins the game for the side that plays it."""
+    mover = game.turn
+    game.push(move)
+    try:
+        return game.outcome is not None and game.outcome.winner is mover
+    finally:
+        game.undo()
+
+
+@pytest.mark.parametrize("seed", range(16))
+def test_halatafl_leaves_see_every_move_that_leaves_the_other_side_without_a_move(
+    seed: int,
+) -> None:
+    """Along a random game: the evaluation calls the position won for the side to move when one
+    of its moves leaves the other side without a move, and only when one of its moves wins (a
+    quarter of the games open with c4-d4, after which Black has such a move)."""
+    rng = random.Random(seed)
+    game = Game("halatafl")
+    while game.outcome is None and len(game.history) < 40:
+        moves = game.distinct_moves()
+        blocking = [m for m in moves if _won_at_once(game, m) and _ends_by_no_move(game, m)]
+        assert isinstance(game, HalataflGame)
+        called_won = _Halatafl(game).evaluate(0) == WIN - 1
+        assert called_won >= bool(blocking)
+        assert called_won <= any(_won_at_once(game, m) for m in moves)
+        game.push(rng.choice(moves))
+
+
+def _ends_by_no_move(game: Game, move: Move) -> bool:
+    game.push(move)
+    try:
+        return game.outcome is not None and game.outcome.reason is Reason.NO_LEGAL_MOVES
+    finally:
+        game.undo()
 
 
 def test_no_move_to_choose_when_the_game_is_over() -> None:
