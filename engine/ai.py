@@ -183,12 +183,14 @@ each, 1 s a move): as attackers 19 draws and 11 losses in 30 games, against 11 a
 ENCIRCLING_WEIGHTS: dict[str, int] = FITTED_WEIGHTS | {"edge room": -30}
 """The evaluation of a lone king on a board larger than 7x7 where the attackers also win by
 encirclement (Copenhagen, Fetlar): the fitted weights, and the edge squares of his region
-counted for the attackers. That weight is measured, not reasoned: the attackers converted 18, 17,
-18, 17 and 17 of Copenhagen's 19 lone-king endgames at 1 s a move with it (more of them by
-encirclement), 15 in each of four runs without it; +15 gave 15, -15 17 and -60 16. Counted
-while the defenders still had men (as the evaluation tapers), it scored 39.3% in 28 Copenhagen
-games against the AI without it, losing all 14 as the attackers, so it counts for a lone king
-only."""
+counted for the attackers. That weight was measured, not reasoned: the attackers converted 18,
+17, 18, 17 and 17 of Copenhagen's 19 lone-king endgames at 1 s a move with it, 15 in each of four
+runs without it. That gain did not repeat where the machine's speed cannot move the figures: at
+20,000 nodes a move, three games from each position (bench/endgames.py --nodes 20000 --seeds
+3), 50 of 57 with it and 49 without (and 17 of 19 in a run at 1 s without it): the term may be
+worth nothing. Counted while the defenders still had men (as the evaluation tapers), it scored
+39.3% in 28 Copenhagen games against the AI without it, losing all 14 as the attackers, so it
+counts for a lone king only."""
 SMALL_BOARD = 7
 """The largest board that plays with ``FITTED_WEIGHTS``."""
 TAFL_TERMS = tuple(FITTED_WEIGHTS)
