@@ -628,6 +628,9 @@ class _Kind:
     passes_are_safe = False
     """Whether a side is almost never worse off for having to move (no zugzwang), so that the
     search may try a pass to prune."""
+    leaves_see_every_win = False
+    """Whether a leaf of the search sees every way the side to move could win with its next
+    move (else a move scored one ply deep may hand the other side a win)."""
 
     def key(self) -> Hashable:
         """The board and the side to move."""
@@ -1077,6 +1080,10 @@ def _ways_out(g: Geometry, escape: Bitboard, corners: bool) -> list[Bitboard]:
 class _Halatafl(_Kind):
     """Halatafl, on the engine's two bitboards."""
 
+    leaves_see_every_win = True
+    """Its wins: a capture that leaves the other side too few pieces (the leaves look on
+    through captures), or a move that leaves it without a move (``_wins_by_blocking``)."""
+
     def __init__(self, game: HalataflGame) -> None:
         self.game = game
         n = self.size = game.size
@@ -1252,7 +1259,25 @@ def choose_move_at(
     def judged(score: int) -> float:
         return score if abs(score) >= _WON else score + rng.gauss(0, level.noise)
 
-    return max(scored, key=lambda pair: judged(pair[1]))[0]
+    ranked = sorted(scored, key=lambda pair: judged(pair[1]), reverse=True)
+    if _kind_of(game).leaves_see_every_win:
+        return ranked[0][0]
+    for move, _ in ranked:
+        if time.perf_counter() > deadline or not _gives_a_win_in_one(game, move):
+            return move
+    return ranked[0][0]
+
+
+def _gives_a_win_in_one(game: Game, move: Move) -> bool:
+    """Whether after ``move`` the other side has a move that wins at once: a check for the
+    levels that score moves one ply deep, whose leaves see captures and the king's threats but
+    not every quiet win (a third repetition, an encirclement, an exit fort, a side left without
+    a move)."""
+    game.push(move)
+    try:
+        return game.outcome is None and _immediate_win(game, game.distinct_moves()) is not None
+    finally:
+        game.undo()
 
 
 def _scored_moves(

@@ -7,8 +7,9 @@ from typing import Any
 
 import pytest
 
-from engine import VARIANTS, Game, IllegalMoveError, Reason, Side
+from engine import VARIANTS, Game, IllegalMoveError, Outcome, Reason, Side
 from engine.ai import DEFAULT_LEVEL, LEVELS, Level, choose_move_at
+from tests.engine.tafl_setup import setup
 
 # Defenders to move; the king on a5 sees the a7 corner (and a1) along the a-file.
 KING_SEES_A_CORNER = "/7/7/3t3/2T3t/K6/7/4t2/"
@@ -93,3 +94,27 @@ def test_every_variant_has_a_level_that_moves() -> None:
     for variant in VARIANTS:
         game = Game(variant)
         assert choose_move_at(game, LEVELS["easy"], seed=0) in game.legal_moves()
+
+
+def test_medium_never_lets_the_attackers_win_by_a_third_repetition() -> None:
+    """Copenhagen, where a third repetition loses for the defenders. The defenders shuffled i3
+    and the attackers c3 until the position stood twice; then j8-j9 and c3-c5. Now j9-j8 (out
+    of the threat of h8-j8) lets c5-c3 bring that position back a third time: a quiet win that
+    a one-ply score does not see, and that medium played in 12 of 40 games without its check."""
+    game = setup(
+        "copenhagen",
+        "defenders",
+        t="c3 j10 h8 i9 a6 k6 f1 f11 j5",
+        T="e6 g6 f5 f7 i3 j8",
+        K="f6",
+    )
+    for move in ["i3-i2", "c3-c4", "i2-i3", "c4-c3", "j8-j9", "c3-c5"]:
+        game.push(game.parse_move(move))
+    back = game.parse_move("j9-j8")
+    game.push(back)
+    game.push(game.parse_move("c5-c3"))
+    assert game.outcome == Outcome(Side.ATTACKERS, Reason.REPETITION)
+    game.undo()
+    game.undo()
+    for seed in range(40):
+        assert choose_move_at(game, LEVELS["medium"], seed=seed) != back
