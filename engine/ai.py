@@ -1155,19 +1155,13 @@ class _Halatafl(_Kind):
         steps = game.step_landings(other)
         if steps & (steps - 1):
             return False  # two squares or more: one move cannot fill them all
-        landings = game.landings(other)
+        landings = steps | game.jump_landings(other)
         if landings & (landings - 1):
             return False
-        mover = game.turn
-        for move in game.distinct_moves():
-            if landings and not landings >> move.target & 1:
-                continue
-            game.push(move)
-            won = game.outcome is not None and game.outcome.winner is mover
-            game.undo()
-            if won:
-                return True
-        return False
+        moves = game.distinct_moves()
+        if landings:
+            moves = [move for move in moves if landings >> move.target & 1]
+        return _immediate_win(game, moves) is not None
 
     def split(self, moves: list[Move]) -> tuple[list[Move], list[Move]]:
         captures_of = self.game.captures_of
@@ -1252,7 +1246,8 @@ def choose_move_at(
     if rng.random() < level.random_share:
         return rng.choice(moves)
     rng.shuffle(moves)
-    scored = _scored_moves(game, moves, level.depth or 1, deadline)
+    search = Search(game, deadline)
+    scored = _scored_moves(search, moves, level.depth or 1)
     if not scored:
         return moves[0]
 
@@ -1260,7 +1255,7 @@ def choose_move_at(
         return score if abs(score) >= _WON else score + rng.gauss(0, level.noise)
 
     ranked = sorted(scored, key=lambda pair: judged(pair[1]), reverse=True)
-    if _kind_of(game).leaves_see_every_win:
+    if search.kind.leaves_see_every_win:
         return ranked[0][0]
     for move, _ in ranked:
         if time.perf_counter() > deadline or not _gives_a_win_in_one(game, move):
@@ -1280,12 +1275,9 @@ def _gives_a_win_in_one(game: Game, move: Move) -> bool:
         game.undo()
 
 
-def _scored_moves(
-    game: Game, moves: list[Move], depth: int, deadline: float
-) -> list[tuple[Move, int]]:
+def _scored_moves(search: Search, moves: list[Move], depth: int) -> list[tuple[Move, int]]:
     """Each of ``moves`` with its score at ``depth`` plies for the side to move, as many as
-    the time allows (the most promising first)."""
-    search = Search(game, deadline)
+    ``search``'s time allows (the most promising first)."""
     scored: list[tuple[Move, int]] = []
     for move in search._ordered(moves, depth):
         search.depth_reached = search.score = 0

@@ -362,12 +362,12 @@ class HalataflGame(Game):
 
     def _can_move(self, side: Side) -> bool:
         """Whether ``side`` has any legal move (a step or a first jump)."""
-        return bool(self.step_landings(side) or self._jump_landings(side))
+        return bool(self.step_landings(side) or self.jump_landings(side))
 
     def landings(self, side: Side) -> Bitboard:
         """The squares a piece of ``side`` could move to now: where its steps and its first
         jumps end."""
-        return self.step_landings(side) | self._jump_landings(side)
+        return self.step_landings(side) | self.jump_landings(side)
 
     def step_landings(self, side: Side) -> Bitboard:
         """Where the steps of ``side`` end: on an empty square that is not a corner."""
@@ -378,7 +378,7 @@ class HalataflGame(Game):
             stepped |= _shifted(own & origins, offset)
         return stepped & ~(own | self._boards[side.opponent] | geo.corners)
 
-    def _jump_landings(self, side: Side) -> Bitboard:
+    def jump_landings(self, side: Side) -> Bitboard:
         """Where the first jumps of ``side`` end (as ``_next_jumps`` allows: on an empty square,
         a corner only over an enemy)."""
         geo = self._geo

@@ -19,6 +19,7 @@ from engine import (
     HalataflGame,
     IllegalMoveError,
     Move,
+    Outcome,
     Reason,
     Side,
     Square,
@@ -50,9 +51,10 @@ def brandubh(position: str, turn: str) -> Game:
     return Game.from_position("brandubh", position, turn)
 
 
-def pushed_each(game: Game) -> Iterator[Move]:
-    """Each legal move of the side to move, played while the caller looks (then taken back)."""
-    for move in game.legal_moves():
+def pushed_each(game: Game, moves: list[Move] | None = None) -> Iterator[Move]:
+    """Each of ``moves`` (else each legal move) of the side to move, played while the caller
+    looks (then taken back)."""
+    for move in game.legal_moves() if moves is None else moves:
         game.push(move)
         try:
             yield move
@@ -227,22 +229,12 @@ def test_halatafl_never_opens_with_the_step_that_loses_at_once() -> None:
     game = Game("halatafl")
     losing = Move.parse("c4-d4", 7)
     game.push(losing)
-    assert any(_won_at_once(game, reply) for reply in game.legal_moves())
+    assert replies_reaching(game, Reason.NO_LEGAL_MOVES) == ["e6-c4"]
     game.undo()
     for seed in range(12):
         assert choose_move(game, depth=1, seed=seed, book=False) != losing
         for level in ("medium", "hard"):
             assert choose_move_at(game, LEVELS[level], seed=seed) != losing
-
-
-def _won_at_once(game: Game, move: Move) -> bool:
-    """Whether ``move`` wins the game for the side that plays it."""
-    mover = game.turn
-    game.push(move)
-    try:
-        return game.outcome is not None and game.outcome.winner is mover
-    finally:
-        game.undo()
 
 
 @pytest.mark.parametrize("seed", range(16))
@@ -255,21 +247,14 @@ def test_halatafl_leaves_see_every_move_that_leaves_the_other_side_without_a_mov
     rng = random.Random(seed)
     game = Game("halatafl")
     while game.outcome is None and len(game.history) < 40:
-        moves = game.distinct_moves()
-        blocking = [m for m in moves if _won_at_once(game, m) and _ends_by_no_move(game, m)]
+        moves, mover = game.distinct_moves(), game.turn
+        outcomes: list[Outcome | None] = [game.outcome for _ in pushed_each(game, moves)]
+        wins = [outcome for outcome in outcomes if outcome is not None and outcome.winner is mover]
         assert isinstance(game, HalataflGame)
         called_won = _Halatafl(game).evaluate(0) == WIN - 1
-        assert called_won >= bool(blocking)
-        assert called_won <= any(_won_at_once(game, m) for m in moves)
+        assert called_won >= any(won.reason is Reason.NO_LEGAL_MOVES for won in wins)
+        assert called_won <= bool(wins)
         game.push(rng.choice(moves))
-
-
-def _ends_by_no_move(game: Game, move: Move) -> bool:
-    game.push(move)
-    try:
-        return game.outcome is not None and game.outcome.reason is Reason.NO_LEGAL_MOVES
-    finally:
-        game.undo()
 
 
 def test_no_move_to_choose_when_the_game_is_over() -> None:
