@@ -1,0 +1,152 @@
+"""Exact proofs about lone-king endgames, for the benches that judge the AI by them.
+
+``defenders_hold`` proves that no play of the attackers wins a position: whatever they do, the king
+escapes by force, or the game goes round in circles, which the rules make a draw. Unlike the AI's
+search, nothing here prunes or estimates: every attackers' move is answered, so a position called
+held cannot be converted by anyone, and a conversion figure need not count it. (A position not
+proven held may still be one: the proof looks a bounded number of plies ahead.)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine import Game, Side, TaflGame
+
+
+class _OverBudget(Exception):
+    """The proof tried more positions than it was given."""
+
+
+def defenders_hold(variant: Any, position: str, plies: int, budget: int) -> bool | None:
+    """Whether, in ``variant`` from the OTN ``position`` with the attackers to move, the
+    defenders answer each of their moves with a king's move after which every attackers' move
+    comes back to a position of the proof's line (where repetition is a draw or ignored), or
+    lets the king escape within three plies, and so on for ``plies`` plies at most; None when
+    that takes more than ``budget`` positions."""
+    game = Game.from_position(variant, position, Side.ATTACKERS)
+    if not isinstance(game, TaflGame):
+        raise ValueError(f"{variant} has no king: the proof is for the hnefatafl games")
+    proof = _HoldProof(game, budget)
+    try:
+        return proof.every_move_held(plies)
+    except _OverBudget:
+        return None
+
+
+class _HoldProof:
+    """An AND-OR search: every attackers' move, some king's move."""
+
+    def __init__(self, game: TaflGame, budget: int) -> None:
+        self.game = game
+        self.budget = budget
+        self.escapes: dict[tuple[str, Side], bool] | None = {} if self._circle_holds() else None
+        """Whether the king escapes from a position, by the position; kept only where a
+        repetition is a draw (or ignored), so that how the game came there cannot turn an escape
+        into the attackers' win."""
+
+    def _tick(self) -> None:
+        self.budget -= 1
+        if self.budget < 0:
+            raise _OverBudget
+
+    def _ending_holds(self) -> bool:
+        """Whether the game's end (it has ended) is not the attackers' win."""
+        outcome = self.game.outcome
+        assert outcome is not None
+        return outcome.winner is not Side.ATTACKERS
+
+    def _circle_holds(self) -> bool:
+        """At a position seen before: whether going round again holds for the defenders (the
+        third time is a draw, or repetition is ignored and the game never ends)."""
+        outcome = self.game.repetition_outcome()
+        return outcome is None or outcome.winner is None
+
+    def every_move_held(self, plies: int) -> bool:
+        """The attackers to move: whether each of their moves ends the game short of their win
+        or leaves a position the defenders hold within ``plies - 1``."""
+        game = self.game
+        for move in game.legal_moves():
+            game.push(move)
+            try:
+                self._tick()
+                held = self._ending_holds() if game.outcome else self._held(plies - 1)
+            finally:
+                game.undo()
+            if not held:
+                return False
+        return True
+
+    def _held(self, plies: int) -> bool:
+        """The defenders to move: a position of the line (the game starts at the proof's root)
+        that they may go round to, a forced escape, or a king's move after which every
+        attackers' move is held."""
+        game = self.game
+        if game.occurrences() > 1:
+            return self._circle_holds()
+        if self._escapes():
+            return True
+        if plies < 2:
+            return False
+        for move in game.king_moves():
+            game.push(move)
+            try:
+                self._tick()
+                held = self._ending_holds() if game.outcome else self.every_move_held(plies - 1)
+            finally:
+                game.undo()
+            if held:
+                return True
+        return False
+
+    def _escapes(self) -> bool:
+        """The defenders to move: whether the king escapes now, or makes a move after which he
+        escapes whatever the attackers play."""
+        if self.escapes is None:
+            return self._escapes_within_three()
+        key = (self.game.position(), self.game.turn)
+        known = self.escapes.get(key)
+        if known is None:
+            known = self.escapes[key] = self._escapes_within_three()
+        return known
+
+    def _escapes_within_three(self) -> bool:
+        if self._escapes_now():
+            return True
+        game = self.game
+        for move in game.king_moves():
+            game.push(move)
+            try:
+                self._tick()
+                escaped = game.outcome is None and self._every_reply_lets_him_out()
+            finally:
+                game.undo()
+            if escaped:
+                return True
+        return False
+
+    def _every_reply_lets_him_out(self) -> bool:
+        """The attackers to move: whether after each of their moves the king escapes at once."""
+        game = self.game
+        for move in game.legal_moves():
+            game.push(move)
+            try:
+                self._tick()
+                out = game.outcome is None and self._escapes_now()
+            finally:
+                game.undo()
+            if not out:
+                return False
+        return True
+
+    def _escapes_now(self) -> bool:
+        """The defenders to move: whether one of the king's moves wins."""
+        game = self.game
+        for move in game.king_moves():
+            game.push(move)
+            self._tick()
+            won = game.outcome is not None and game.outcome.winner is Side.DEFENDERS
+            game.undo()
+            if won:
+                return True
+        return False
