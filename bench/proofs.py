@@ -9,9 +9,10 @@ proven held may still be one: the proof looks a bounded number of plies ahead.)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from engine import Game, Side, TaflGame
+from engine import Game, Move, Side, TaflGame
 
 
 class _OverBudget(Exception):
@@ -62,20 +63,25 @@ class _HoldProof:
         outcome = self.game.repetition_outcome()
         return outcome is None or outcome.winner is None
 
+    def _after(self, move: Move, judge: Callable[[], bool]) -> bool:
+        """What ``judge`` says of the position after ``move``."""
+        game = self.game
+        game.push(move)
+        try:
+            self._tick()
+            return judge()
+        finally:
+            game.undo()
+
+    def _held_or(self, judge: Callable[[], bool]) -> Callable[[], bool]:
+        """``judge``, where the game has not ended; where it has, whether the ending holds."""
+        return lambda: self._ending_holds() if self.game.outcome is not None else judge()
+
     def every_move_held(self, plies: int) -> bool:
         """The attackers to move: whether each of their moves ends the game short of their win
         or leaves a position the defenders hold within ``plies - 1``."""
-        game = self.game
-        for move in game.legal_moves():
-            game.push(move)
-            try:
-                self._tick()
-                held = self._ending_holds() if game.outcome else self._held(plies - 1)
-            finally:
-                game.undo()
-            if not held:
-                return False
-        return True
+        judge = self._held_or(lambda: self._held(plies - 1))
+        return all(self._after(move, judge) for move in self.game.legal_moves())
 
     def _held(self, plies: int) -> bool:
         """The defenders to move: a position of the line (the game starts at the proof's root)
@@ -88,16 +94,8 @@ class _HoldProof:
             return True
         if plies < 2:
             return False
-        for move in game.king_moves():
-            game.push(move)
-            try:
-                self._tick()
-                held = self._ending_holds() if game.outcome else self.every_move_held(plies - 1)
-            finally:
-                game.undo()
-            if held:
-                return True
-        return False
+        judge = self._held_or(lambda: self.every_move_held(plies - 1))
+        return any(self._after(move, judge) for move in game.king_moves())
 
     def _escapes(self) -> bool:
         """The defenders to move: whether the king escapes now, or makes a move after which he
@@ -113,40 +111,23 @@ class _HoldProof:
     def _escapes_within_three(self) -> bool:
         if self._escapes_now():
             return True
-        game = self.game
-        for move in game.king_moves():
-            game.push(move)
-            try:
-                self._tick()
-                escaped = game.outcome is None and self._every_reply_lets_him_out()
-            finally:
-                game.undo()
-            if escaped:
-                return True
-        return False
+        judge = self._still_on(self._every_reply_lets_him_out)
+        return any(self._after(move, judge) for move in self.game.king_moves())
 
     def _every_reply_lets_him_out(self) -> bool:
         """The attackers to move: whether after each of their moves the king escapes at once."""
-        game = self.game
-        for move in game.legal_moves():
-            game.push(move)
-            try:
-                self._tick()
-                out = game.outcome is None and self._escapes_now()
-            finally:
-                game.undo()
-            if not out:
-                return False
-        return True
+        judge = self._still_on(self._escapes_now)
+        return all(self._after(move, judge) for move in self.game.legal_moves())
 
     def _escapes_now(self) -> bool:
         """The defenders to move: whether one of the king's moves wins."""
-        game = self.game
-        for move in game.king_moves():
-            game.push(move)
-            self._tick()
-            won = game.outcome is not None and game.outcome.winner is Side.DEFENDERS
-            game.undo()
-            if won:
-                return True
-        return False
+        return any(self._after(move, self._escaped) for move in self.game.king_moves())
+
+    def _still_on(self, judge: Callable[[], bool]) -> Callable[[], bool]:
+        """``judge``, where the game has not ended; False where it has (a move that ends it
+        without the king's escape is no way out)."""
+        return lambda: self.game.outcome is None and judge()
+
+    def _escaped(self) -> bool:
+        outcome = self.game.outcome
+        return outcome is not None and outcome.winner is Side.DEFENDERS
