@@ -82,6 +82,18 @@ class MoveConflict(ServiceError):
     default = "another move was made at the same moment; nothing changed"
 
 
+class NoLongerReplays(ServiceError):
+    """A stored game whose moves this version's rules refuse (a rules fix came after it): it
+    can't be played on or shown, and is left out of the background work."""
+
+    @classmethod
+    def at(cls, game_id: int, ply: int, notation: str, why: Exception) -> NoLongerReplays:
+        return cls(
+            f"game #{game_id} no longer replays under this version's rules: its move {ply}, "
+            f"{notation}, is refused ({why}); the bot's operator can look into it"
+        )
+
+
 class TooEarly(ServiceError):
     """A claim made before its time; ``left`` is how long until it can be made."""
 

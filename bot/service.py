@@ -7,6 +7,7 @@ call that changes something is one transaction, and a refused call changes nothi
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable
@@ -25,6 +26,7 @@ from bot.errors import (
     ChannelNotAllowed,
     MoveConflict,
     NoGameHere,
+    NoLongerReplays,
     NotAPlayer,
     NotForYou,
     NotYourTurn,
@@ -63,7 +65,9 @@ from bot.models import (
 )
 from bot.ratings import Rating
 from bot.storage import GameRow, MoveRow, Session, Store
-from engine import Move, Outcome, Reason, Side
+from engine import Move, Outcome, Reason, Side, TaflError
+
+log = logging.getLogger(__name__)
 
 AI_ACCEPTS = {OfferKind.DRAW: False, OfferKind.UNDO: True}
 """How the AI answers offers: it allows takebacks and declines draws."""
@@ -450,7 +454,7 @@ class GameService:
         or longer (a restart, or a failed search, left them so), oldest first."""
         async with self._store.reading() as db:
             game_ids = await db.games_with_ai()
-        games = [await self._load(game_id) for game_id in game_ids]
+        games = [await self._load_for_sweep(game_id) for game_id in game_ids]
         now = self._clock()
         return [
             g
@@ -565,7 +569,7 @@ class GameService:
         ended = []
         for row in due:
             async with self._lock(row.game_id):
-                state = await self._load(row.game_id)
+                state = await self._load_for_sweep(row.game_id)
                 if state is None or state.status is not GameStatus.ACTIVE:
                     continue
                 deadline = state.deadline()
@@ -598,7 +602,7 @@ class GameService:
                     await db.record_reminder(row.game_id, row.plies, str(Stage.HALF), now)
             if not fresh:
                 continue
-            state = await self._load(row.game_id)
+            state = await self._load_for_sweep(row.game_id)
             mover = None if state is None else state.player_to_move()
             if state is None or mover is None or len(state.game.history) != row.plies:
                 continue
@@ -885,6 +889,15 @@ class GameService:
             self._locks.pop(game_id, None)
         return state
 
+    async def _load_for_sweep(self, game_id: int) -> GameState | None:
+        """The game as ``_load`` gives it, or None (logged) where its stored moves no longer
+        replay: one such game must not stop the sweep's work on every other game."""
+        try:
+            return await self._load(game_id)
+        except NoLongerReplays as error:
+            log.error("the sweep leaves %s", error)
+            return None
+
     @asynccontextmanager
     async def _game_in(self, channel: Channel) -> AsyncIterator[GameState]:
         """The channel's game, locked and read again under the lock; NoGameHere if there is
@@ -1001,8 +1014,11 @@ class GameService:
 def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
     """The game replayed from its stored moves, under the rules it was created with."""
     game = engine.Game(row.rules_string)
-    for stored in moves:
-        game.play(stored.notation)
+    for ply, stored in enumerate(moves, start=1):
+        try:
+            game.play(stored.notation)
+        except TaflError as error:
+            raise NoLongerReplays.at(row.id, ply, stored.notation, error) from error
     if row.outcome is not None and game.outcome is None:
         game.end(row.outcome)
     return GameState(

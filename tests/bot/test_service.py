@@ -47,7 +47,7 @@ from engine import (
     TaflError,
     UnknownVariantError,
 )
-from tests.bot.conftest import FakeClock, raw_execute_now, stamp
+from tests.bot.conftest import FakeClock, raw_execute, raw_execute_now, stamp
 
 ESCAPE = ["d6-e6", "d5-e5", "d7-e7", "d4-d7", "f4-f5", "d7-a7"]
 """Brandubh: the king reaches the a7 corner on the 6th ply."""
@@ -718,6 +718,31 @@ async def test_games_awaiting_ai_are_those_where_the_ai_is_to_move(
     assert [state.id for state in await service.games_awaiting_ai()] == [waiting.id]
     await service.ai_move(hall, time_limit=0.05)
     assert await service.games_awaiting_ai() == []
+
+
+async def test_a_game_that_no_longer_replays_is_not_taken_for_one_awaiting_the_ai(
+    service: GameService,
+    there: GameService,
+    db: str | Path,
+    hall: Channel,
+    thread: Channel,
+    alice: Player,
+    bob: Player,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    broken = await service.start_game(
+        hall, {Side.ATTACKERS: alice, Side.DEFENDERS: AI_PLAYER}, "brandubh"
+    )
+    await service.move(hall, alice, "d1-e1")
+    waiting = await service.start_game(
+        thread, {Side.ATTACKERS: AI_PLAYER, Side.DEFENDERS: bob}, "brandubh"
+    )
+    assert [state.id for state in await service.games_awaiting_ai()] == [broken.id, waiting.id]
+    # What a change of the rules can leave behind: a stored move the engine now refuses.
+    await raw_execute(db, "UPDATE moves SET notation = ? WHERE game_id = ?", "d1-d2", broken.id)
+    # A restarted bot (``there``) replays every game it looks at.
+    assert [state.id for state in await there.games_awaiting_ai()] == [waiting.id]
+    assert f"game #{broken.id} no longer replays" in caplog.text
 
 
 async def test_the_ai_allows_takebacks_and_declines_draws(

@@ -5,15 +5,16 @@ from __future__ import annotations
 
 import asyncio
 from datetime import timedelta
+from pathlib import Path
 
 import pytest
 
 from bot.clocks import Stage
-from bot.errors import MoveConflict, NoGameHere, ServiceError, TimeUp
+from bot.errors import MoveConflict, NoGameHere, NoLongerReplays, ServiceError, TimeUp
 from bot.models import AI_PLAYER, Channel, GameStatus, Player
 from bot.service import GameService
 from engine import Reason, Side
-from tests.bot.conftest import FakeClock
+from tests.bot.conftest import FakeClock, raw_execute
 
 
 async def clocked(
@@ -144,3 +145,29 @@ async def test_live_games_get_no_reminders(
     clock.advance(minutes=9, seconds=59)
     assert await service.due_reminders() == []
     assert service.has_live_games
+
+
+async def test_a_game_that_no_longer_replays_is_left_out_of_the_sweep_and_the_others_are_not(
+    service: GameService,
+    there: GameService,
+    db: str | Path,
+    clock: FakeClock,
+    alice: Player,
+    bob: Player,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    broken, late, reminded = Channel("test:broken"), Channel("test:late"), Channel("test:remind")
+    await clocked(service, broken, alice, bob, "1d")
+    await service.move(broken, alice, "d1-e1")
+    await clocked(service, late, alice, bob, "1d")
+    await clocked(service, reminded, alice, bob, "3d")
+    # What a change of the rules can leave behind: a stored move the engine now refuses.
+    await raw_execute(db, "UPDATE moves SET notation = ? WHERE game_id = ?", "d1-d2", 1)
+    clock.advance(hours=37)
+    # A restarted bot (``there``) replays every game it sweeps.
+    ended = await there.time_out_games()
+    assert [state.channel for state, _ in ended] == [late]
+    assert [reminder.state.channel for reminder in await there.due_reminders()] == [reminded]
+    assert "game #1 no longer replays" in caplog.text
+    with pytest.raises(NoLongerReplays, match=r"game #1 no longer replays .* move 1, d1-d2, is"):
+        await there.current_game(broken)  # what its players are told
