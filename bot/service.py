@@ -818,7 +818,7 @@ class GameService:
             due = await db.pending_announcements(platform, now - settled, now, limit)
         pending = []
         for announcement in due:
-            state = await self._load(announcement.game_id)
+            state = await self._load_for_sweep(announcement.game_id)
             if state is not None:
                 pending.append((announcement, _state_at(state, announcement.ply)))
         return pending
@@ -895,7 +895,7 @@ class GameService:
         try:
             return await self._load(game_id)
         except NoLongerReplays as error:
-            log.error("the sweep leaves %s", error)
+            log.error("left out of the sweep: %s", error)
             return None
 
     @asynccontextmanager

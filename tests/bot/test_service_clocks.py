@@ -168,6 +168,10 @@ async def test_a_game_that_no_longer_replays_is_left_out_of_the_sweep_and_the_ot
     ended = await there.time_out_games()
     assert [state.channel for state, _ in ended] == [late]
     assert [reminder.state.channel for reminder in await there.due_reminders()] == [reminded]
+    unposted = {
+        announcement.game_id for announcement, _ in await there.pending_announcements("test:")
+    }
+    assert unposted == {2}  # the late game's end; not game 1's move
     assert "game #1 no longer replays" in caplog.text
     with pytest.raises(NoLongerReplays, match=r"game #1 no longer replays .* move 1, d1-d2, is"):
         await there.current_game(broken)  # what its players are told
