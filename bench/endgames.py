@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.arena import wilson  # noqa: E402
-from bench.proofs import defenders_hold  # noqa: E402
+from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
 from engine.ai import _WON, NodeClock, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
 from engine.opentafl import format_position  # noqa: E402
@@ -66,13 +66,14 @@ VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.
 
 @dataclass(frozen=True)
 class Start:
-    """An endgame position: variant, OTN position, the game and ply it came from, and (for a
-    real game's position) who won that game."""
+    """An endgame position: variant, OTN position, the game and ply it came from, (for a real
+    game's position) who won that game, and (where its maker has asked) ``lost_at_start``."""
 
     variant: str
     position: str
     source: str
     real_winner: Side | None = None
+    lost: bool | None = None
 
 
 @dataclass(frozen=True)
@@ -176,7 +177,7 @@ def random_endgames(variant: str, men: int, attackers: int, count: int) -> Itera
         if _immediate_win(game, game.legal_moves()) is not None or lost_at_start(game):
             continue
         found += 1
-        yield Start(variant, position, f"random {found}")
+        yield Start(variant, position, f"random {found}", lost=False)
 
 
 def lost_at_start(game: Game) -> bool:
@@ -193,8 +194,8 @@ def held_at_start(start: Start) -> bool:
     Copenhagen's 20 random positions it proved the 7 held that the search finds lost, and of
     the 19 real ones none, in a million positions a try)."""
     game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
-    repetition = game.repetition_outcome()
-    if repetition is not None and repetition.winner is Side.ATTACKERS:
+    assert isinstance(game, TaflGame)
+    if not going_round_holds(game):
         return False
     for plies in range(1, HELD_PLIES + 1):
         held = defenders_hold(start.variant, start.position, plies, HELD_BUDGET)
@@ -205,8 +206,10 @@ def held_at_start(start: Start) -> bool:
 
 def judge(start: Start) -> Verdict:
     """The ``Verdict`` on ``start``."""
-    game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
-    return Verdict(lost=lost_at_start(game), held=held_at_start(start))
+    lost = start.lost
+    if lost is None:
+        lost = lost_at_start(Game.from_position(start.variant, start.position, Side.ATTACKERS))
+    return Verdict(lost=lost, held=held_at_start(start))
 
 
 def play_out(start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:

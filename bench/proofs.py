@@ -13,6 +13,13 @@ from collections.abc import Callable
 from typing import Any
 
 from engine import Game, Move, Side, TaflGame
+from engine.rules import Repetition
+
+
+def going_round_holds(game: TaflGame) -> bool:
+    """Whether a game that goes round in circles is not the attackers' win, whoever completes
+    the third occurrence: repetition is a draw, or ignored (the game never ends)."""
+    return game.rules.repetition in (Repetition.DRAW, Repetition.IGNORED)
 
 
 class _OverBudget(Exception):
@@ -41,7 +48,7 @@ class _HoldProof:
     def __init__(self, game: TaflGame, budget: int) -> None:
         self.game = game
         self.budget = budget
-        self.escapes: dict[tuple[str, Side], bool] | None = {} if self._circle_holds() else None
+        self.escapes: dict[tuple[str, Side], bool] | None = {} if going_round_holds(game) else None
         """Whether the king escapes from a position, by the position; kept only where a
         repetition is a draw (or ignored), so that how the game came there cannot turn an escape
         into the attackers' win."""
@@ -56,12 +63,6 @@ class _HoldProof:
         outcome = self.game.outcome
         assert outcome is not None
         return outcome.winner is not Side.ATTACKERS
-
-    def _circle_holds(self) -> bool:
-        """At a position seen before: whether going round again holds for the defenders (the
-        third time is a draw, or repetition is ignored and the game never ends)."""
-        outcome = self.game.repetition_outcome()
-        return outcome is None or outcome.winner is None
 
     def _after(self, move: Move, judge: Callable[[], bool]) -> bool:
         """What ``judge`` says of the position after ``move``."""
@@ -89,7 +90,7 @@ class _HoldProof:
         attackers' move is held."""
         game = self.game
         if game.occurrences() > 1:
-            return self._circle_holds()
+            return going_round_holds(game)
         if self._escapes():
             return True
         if plies < 2:
