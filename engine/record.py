@@ -46,7 +46,7 @@ __all__ = [
     "to_opentafl_record",
 ]
 
-_BOARD_ENDS = {Reason.RESIGNED, Reason.TIMEOUT, Reason.DRAW_AGREED}
+_BOARD_ENDS = {Reason.RESIGNED, Reason.TIMEOUT, Reason.DRAW_AGREED, Reason.VOIDED}
 """Reasons a record must state because the moves do not show them."""
 
 

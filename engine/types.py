@@ -71,6 +71,9 @@ class Reason(StrEnum):
     RESIGNED = "resigned"
     DRAW_AGREED = "draw_agreed"
     TIMEOUT = "timeout"
+    VOIDED = "voided"
+    """No result: the game's moves no longer replay under the rules it was played by (a fix to
+    them came later); it counts for nobody."""
 
     @property
     def description(self) -> str:
@@ -89,6 +92,7 @@ _REASON_TEXT = {
     Reason.RESIGNED: "resignation",
     Reason.DRAW_AGREED: "a draw was agreed",
     Reason.TIMEOUT: "time ran out",
+    Reason.VOIDED: "its moves no longer replay under these rules",
 }
 
 
@@ -164,7 +168,12 @@ class Ply:
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """How a game ended: ``winner`` is None for a draw."""
+    """How a game ended: ``winner`` is None for a draw (or a void game)."""
 
     winner: Side | None
     reason: Reason
+
+    @property
+    def void(self) -> bool:
+        """Whether the game has no result at all (not even a draw)."""
+        return self.reason is Reason.VOIDED

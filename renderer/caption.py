@@ -25,7 +25,8 @@ def caption(game: Game) -> str:
     if game.outcome is None:
         parts.append(f"{game.turn} to move")
     elif game.outcome.winner is None:
-        parts.append(f"draw: {game.outcome.reason.description}")
+        result = "void" if game.outcome.void else "draw"
+        parts.append(f"{result}: {game.outcome.reason.description}")
     else:
         parts.append(f"{game.outcome.winner} win: {game.outcome.reason.description}")
     return SEPARATOR.join(parts)
