@@ -83,14 +83,14 @@ class MoveConflict(ServiceError):
 
 
 class NoLongerReplays(ServiceError):
-    """A stored game whose moves this version's rules refuse (a rules fix came after it): it
-    can't be played on or shown, and is left out of the background work."""
+    """Why a stored game stops replaying: this version's rules refuse one of its moves (a fix
+    to them came after it). Logged; a game still being played is then ended as void."""
 
     @classmethod
     def at(cls, game_id: int, ply: int, notation: str, why: Exception) -> NoLongerReplays:
         return cls(
             f"game #{game_id} no longer replays under this version's rules: its move {ply}, "
-            f"{notation}, is refused ({why}); the bot's operator can look into it"
+            f"{notation}, is refused ({why})"
         )
 
 

@@ -15,6 +15,9 @@ from bot.ratings import NEW, Rating, display
 from engine import Ply, Reason, Side
 from engine.ai import DEFAULT_LEVEL, LEVELS
 
+VOID_COUNTS = "it counts for neither player"
+"""What a void game (``Reason.VOIDED``) means for its players."""
+
 
 def utc_now() -> datetime:
     """The current time, timezone-aware in UTC (the service's default clock)."""
@@ -299,6 +302,8 @@ class Report:
     @property
     def result(self) -> str:
         """``"Bob (defenders) won: resignation."`` or ``"Draw: a draw was agreed."``."""
+        if self.reason is Reason.VOIDED:
+            return f"Void: {self.reason.description}; {VOID_COUNTS}."
         if self.winner_side is None:
             return f"Draw: {self.reason.description}."
         return f"{self.winner_name} ({self.winner_side}) won: {self.reason.description}."

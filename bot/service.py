@@ -39,6 +39,7 @@ from bot.errors import (
 from bot.models import (
     GLOBAL_SCOPE,
     RANDOM_SIDE,
+    VOID_COUNTS,
     Announcement,
     AnnouncementKind,
     Challenge,
@@ -454,7 +455,7 @@ class GameService:
         or longer (a restart, or a failed search, left them so), oldest first."""
         async with self._store.reading() as db:
             game_ids = await db.games_with_ai()
-        games = [await self._load_for_sweep(game_id) for game_id in game_ids]
+        games = [await self._load(game_id) for game_id in game_ids]
         now = self._clock()
         return [
             g
@@ -569,7 +570,7 @@ class GameService:
         ended = []
         for row in due:
             async with self._lock(row.game_id):
-                state = await self._load_for_sweep(row.game_id)
+                state = await self._load(row.game_id)
                 if state is None or state.status is not GameStatus.ACTIVE:
                     continue
                 deadline = state.deadline()
@@ -602,7 +603,7 @@ class GameService:
                     await db.record_reminder(row.game_id, row.plies, str(Stage.HALF), now)
             if not fresh:
                 continue
-            state = await self._load_for_sweep(row.game_id)
+            state = await self._load(row.game_id)
             mover = None if state is None else state.player_to_move()
             if state is None or mover is None or len(state.game.history) != row.plies:
                 continue
@@ -818,7 +819,7 @@ class GameService:
             due = await db.pending_announcements(platform, now - settled, now, limit)
         pending = []
         for announcement in due:
-            state = await self._load_for_sweep(announcement.game_id)
+            state = await self._load(announcement.game_id)
             if state is not None:
                 pending.append((announcement, _state_at(state, announcement.ply)))
         return pending
@@ -872,7 +873,8 @@ class GameService:
         self._states.pop(game_id, None)
 
     async def _load(self, game_id: int) -> GameState | None:
-        """The game as stored now: the kept state if it is of the stored version, else rebuilt."""
+        """The game as stored now: the kept state if it is of the stored version, else rebuilt.
+        A game being played whose stored moves no longer replay is ended as void (logged)."""
         async with self._store.reading() as db:
             row = await db.game(game_id)
             if row is None:
@@ -881,7 +883,11 @@ class GameService:
             if kept is not None and kept.version == row.version:
                 return kept
             moves = await db.moves(game_id)
-        state = _rebuild(row, moves)
+        state, refused = _rebuild(row, moves)
+        if refused is not None:
+            log.error("%s", refused)
+            if state.status is GameStatus.ACTIVE:
+                return await self._void(state)
         if state.status is GameStatus.ACTIVE:
             self._states[game_id] = state
         else:
@@ -889,14 +895,13 @@ class GameService:
             self._locks.pop(game_id, None)
         return state
 
-    async def _load_for_sweep(self, game_id: int) -> GameState | None:
-        """The game as ``_load`` gives it, or None (logged) where its stored moves no longer
-        replay: one such game must not stop the sweep's work on every other game."""
+    async def _void(self, state: GameState) -> GameState:
+        """End ``state`` as void (announced like any end); the game as stored then."""
         try:
-            return await self._load(game_id)
-        except NoLongerReplays as error:
-            log.error("left out of the sweep: %s", error)
-            return None
+            await self._end(state, Outcome(None, Reason.VOIDED))
+        except MoveConflict:  # another process ended it first
+            return await self.get_game(state.id)
+        return state
 
     @asynccontextmanager
     async def _game_in(self, channel: Channel) -> AsyncIterator[GameState]:
@@ -908,6 +913,11 @@ class GameService:
         async with self._lock(found.id):
             state = await self._load(found.id)
             if state is None or state.status is not GameStatus.ACTIVE:
+                if state is not None and state.game.outcome and state.game.outcome.void:
+                    raise NoGameHere(
+                        f"game #{state.id} here is void: {Reason.VOIDED.description}; "
+                        f"{VOID_COUNTS}, and the channel is free for a new game"
+                    )
                 raise NoGameHere("the game here has just ended")
             yield state
 
@@ -956,11 +966,11 @@ class GameService:
     async def _end(self, state: GameState, outcome: Outcome, offer: Offer | None = None) -> Report:
         """End the game with ``outcome`` (accepting ``offer`` if it brought it about)."""
         now = self._clock()
+        plies = len(state.game.history)
         async with self._change(state, now) as db:
-            await self._finish(db, state, outcome, now, len(state.game.history))
-            await db.insert_announcement(
-                state.id, AnnouncementKind.END, len(state.game.history), now
-            )
+            await self._finish(db, state, outcome, now, plies)
+            await db.drop_announcements_after(state.id, plies)  # a void game's unreplayed moves
+            await db.insert_announcement(state.id, AnnouncementKind.END, plies, now)
             if offer is not None:
                 await _close_offer(db, offer, OfferStatus.ACCEPTED)
         state.game.end(outcome)
@@ -990,7 +1000,8 @@ class GameService:
     ) -> None:
         """Store the result and, for a rated game, its players' new standings in every scope
         it counts in (in the transaction that finishes it)."""
-        await db.finish_game(state.id, outcome, now, plies)
+        await db.finish_game(state.id, outcome, now, plies)  # a void game is left unrated
+        state.rated = state.rated and not outcome.void
         if not state.rated:
             return
         players = {side: standings.rated_player(p) for side, p in state.players.items()}
@@ -1011,17 +1022,24 @@ class GameService:
 # -- helpers -----------------------------------------------------------------------------------
 
 
-def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
-    """The game replayed from its stored moves, under the rules it was created with."""
+def _rebuild(row: GameRow, moves: list[MoveRow]) -> tuple[GameState, NoLongerReplays | None]:
+    """The game replayed from its stored moves, under the rules it was created with; where a
+    later fix to the rules refuses one of them (or ends the game before it), the game as far as
+    it replays, and why it stops there."""
     game = engine.Game(row.rules_string)
+    refused = None
     for ply, stored in enumerate(moves, start=1):
         try:
             game.play(stored.notation)
         except TaflError as error:
-            raise NoLongerReplays.at(row.id, ply, stored.notation, error) from error
+            refused = NoLongerReplays.at(row.id, ply, stored.notation, error)
+            if game.outcome is not None and row.outcome is None:
+                game.undo()  # it ended early; a void game has no outcome but its own
+            break
+    replayed = len(game.history)
     if row.outcome is not None and game.outcome is None:
         game.end(row.outcome)
-    return GameState(
+    state = GameState(
         id=row.id,
         channel=row.channel,
         variant=row.variant,
@@ -1033,12 +1051,13 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> GameState:
         updated_at=row.updated_at,
         finished_at=row.finished_at,
         game=game,
-        move_times=[stored.played_at for stored in moves],
+        move_times=[stored.played_at for stored in moves[:replayed]],
         time_control=TimeControl.parse(row.time_control),
         parent=row.parent,
         rated=row.rated,
         takebacks=row.takebacks,
     )
+    return state, refused
 
 
 def _state_at(state: GameState, plies: int) -> GameState:

@@ -38,6 +38,9 @@ from bot.models import (
 from bot.ratings import NEW, Rating
 from engine import Outcome, Ply, Reason, Side
 
+_COUNTED = f"g.reason <> '{Reason.VOIDED}'"
+"""SQL: the game ``g`` counts for its players (it was not void)."""
+
 MIGRATIONS = Path(__file__).parent.parent / "migrations"
 """One folder of numbered migrations per dialect: ``sqlite/``, ``postgresql/``."""
 _MIGRATION_NAME = re.compile(r"^(\d{4})_\w+\.sql$")
@@ -392,12 +395,12 @@ class Session(ABC):
 
     async def finish_game(self, game_id: int, outcome: Outcome, now: datetime, plies: int) -> None:
         """Record the result after ``plies`` plies (call after ``claim_version`` in the same
-        transaction)."""
+        transaction); a void game is no longer rated."""
         await self._execute(
             "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?,"
-            " plies = ? WHERE id = ?",
+            " plies = ?, rated = rated * ? WHERE id = ?",
             (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), plies,
-             game_id),
+             int(not outcome.void), game_id),
         )  # fmt: skip
 
     async def count_takeback(self, game_id: int) -> None:
@@ -882,7 +885,7 @@ class Session(ABC):
         longest_first: bool = False,
     ) -> list[PlayedGame]:
         """``player_id``'s finished games (of ``variant`` if given), newest first (or longest
-        first)."""
+        first); not the void ones, which count for nobody."""
         order = "g.plies DESC, g.id" if longest_first else "g.finished_at DESC, g.id DESC"
         rows = await self._rows(
             "SELECT g.id, g.variant, g.guild, g.winner, g.reason, g.plies, g.finished_at,"
@@ -890,7 +893,7 @@ class Session(ABC):
             " them.player_name AS opponent_name"
             " FROM (SELECT me.game_id, me.side FROM game_players me"
             " JOIN games g ON g.id = me.game_id"
-            " WHERE me.player_id = ? AND g.status = 'finished'"
+            f" WHERE me.player_id = ? AND g.status = 'finished' AND {_COUNTED}"
             " AND (CAST(? AS TEXT) IS NULL OR g.variant = ?)"
             f" ORDER BY {order}{'' if limit is None else ' LIMIT ?'}) picked"
             " JOIN games g ON g.id = picked.game_id"
@@ -916,11 +919,12 @@ class Session(ABC):
         ]
 
     async def tallies(self, player_id: str) -> dict[tuple[str, Side, Result], int]:
-        """How many finished games ``player_id`` won, drew and lost, by variant and side."""
+        """How many finished games ``player_id`` won, drew and lost, by variant and side (void
+        games are none of these)."""
         rows = await self._rows(
             "SELECT g.variant, me.side, g.winner, count(*) AS n FROM game_players me"
             " JOIN games g ON g.id = me.game_id"
-            " WHERE me.player_id = ? AND g.status = 'finished'"
+            f" WHERE me.player_id = ? AND g.status = 'finished' AND {_COUNTED}"
             " GROUP BY g.variant, me.side, g.winner",
             (player_id,),
         )

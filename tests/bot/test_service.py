@@ -720,7 +720,7 @@ async def test_games_awaiting_ai_are_those_where_the_ai_is_to_move(
     assert await service.games_awaiting_ai() == []
 
 
-async def test_a_game_that_no_longer_replays_is_not_taken_for_one_awaiting_the_ai(
+async def test_a_game_that_no_longer_replays_is_voided_not_taken_for_one_awaiting_the_ai(
     service: GameService,
     there: GameService,
     db: str | Path,
@@ -743,6 +743,7 @@ async def test_a_game_that_no_longer_replays_is_not_taken_for_one_awaiting_the_a
     # A restarted bot (``there``) replays every game it looks at.
     assert [state.id for state in await there.games_awaiting_ai()] == [waiting.id]
     assert f"game #{broken.id} no longer replays" in caplog.text
+    assert (await there.get_game(broken.id)).status is GameStatus.FINISHED
 
 
 async def test_the_ai_allows_takebacks_and_declines_draws(

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from bot.clocks import Stage
-from bot.errors import MoveConflict, NoGameHere, NoLongerReplays, ServiceError, TimeUp
-from bot.models import AI_PLAYER, Channel, GameStatus, Player
+from bot.errors import MoveConflict, NoGameHere, ServiceError, TimeUp
+from bot.models import AI_PLAYER, AnnouncementKind, Channel, GameStatus, Player
 from bot.service import GameService
-from engine import Reason, Side
+from engine import Outcome, Reason, Side
 from tests.bot.conftest import FakeClock, raw_execute
 
 
@@ -147,7 +147,7 @@ async def test_live_games_get_no_reminders(
     assert service.has_live_games
 
 
-async def test_a_game_that_no_longer_replays_is_left_out_of_the_sweep_and_the_others_are_not(
+async def test_a_game_that_no_longer_replays_is_voided_by_the_sweep_and_the_others_go_on(
     service: GameService,
     there: GameService,
     db: str | Path,
@@ -169,9 +169,11 @@ async def test_a_game_that_no_longer_replays_is_left_out_of_the_sweep_and_the_ot
     assert [state.channel for state, _ in ended] == [late]
     assert [reminder.state.channel for reminder in await there.due_reminders()] == [reminded]
     unposted = {
-        announcement.game_id for announcement, _ in await there.pending_announcements("test:")
+        (announcement.game_id, announcement.kind)
+        for announcement, _ in await there.pending_announcements("test:")
     }
-    assert unposted == {2}  # the late game's end; not game 1's move
-    assert "game #1 no longer replays" in caplog.text
-    with pytest.raises(NoLongerReplays, match=r"game #1 no longer replays .* move 1, d1-d2, is"):
-        await there.current_game(broken)  # what its players are told
+    assert unposted == {(1, AnnouncementKind.END), (2, AnnouncementKind.END)}
+    assert "game #1 no longer replays under this version's rules: its move 1, d1-d2" in caplog.text
+    void = await there.get_game(1)
+    assert void.game.outcome == Outcome(None, Reason.VOIDED)
+    assert await there.current_game(broken) is None  # free for a new game
