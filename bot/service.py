@@ -1033,8 +1033,8 @@ def _rebuild(row: GameRow, moves: list[MoveRow]) -> tuple[GameState, NoLongerRep
             game.play(stored.notation)
         except TaflError as error:
             refused = NoLongerReplays.at(row.id, ply, stored.notation, error)
-            if game.outcome is not None and row.outcome is None:
-                game.undo()  # it ended early; a void game has no outcome but its own
+            if game.outcome is not None:
+                game.undo()  # it ended early: the stored result (or void) is the game's own
             break
     replayed = len(game.history)
     if row.outcome is not None and game.outcome is None:

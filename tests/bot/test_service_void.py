@@ -96,3 +96,16 @@ async def test_a_finished_game_that_no_longer_replays_keeps_its_result(
     finished = await there.get_game(state.id)
     assert finished.game.outcome == Outcome(Side.ATTACKERS, Reason.RESIGNED)
     assert notations(finished) == []
+
+
+async def test_a_finished_game_the_rules_now_end_early_keeps_its_result_before_that_end(
+    service: GameService, there: GameService, db: str | Path, hall: Channel, alice: Player,
+    bob: Player,
+) -> None:  # fmt: skip
+    state = await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob}, "brandubh")
+    await play(service, hall, state, [*ESCAPE[:5], "e5-b5", "f5-f6"])
+    await service.resign(hall, bob)
+    await refuse_stored_move(db, state.id, 6, "d7-a7")  # now the king escapes at ply 6
+    finished = await there.get_game(state.id)
+    assert finished.game.outcome == Outcome(Side.ATTACKERS, Reason.RESIGNED)
+    assert notations(finished) == ESCAPE[:5]
