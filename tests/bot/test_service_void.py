@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bot.errors import NoGameHere
-from bot.models import AnnouncementKind, Channel, GameStatus, Player, build_report
+from bot.models import AnnouncementKind, Channel, GameState, GameStatus, Player, build_report
 from bot.service import GameService
 from engine import Outcome, Reason, Side
 from renderer.caption import caption
@@ -26,6 +26,16 @@ async def refuse_stored_move(db: str | Path, game_id: int, ply: int, notation: s
     await raw_execute(
         db, "UPDATE moves SET notation = ? WHERE game_id = ? AND ply = ?", notation, game_id, ply
     )
+
+
+async def a_game_the_rules_now_end_at_ply_6(
+    service: GameService, db: str | Path, hall: Channel, alice: Player, bob: Player
+) -> GameState:
+    """Brandubh in seven moves, whose sixth now lets the king escape (the seventh is refused)."""
+    state = await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob}, "brandubh")
+    await play(service, hall, state, [*ESCAPE[:5], "e5-b5", "f5-f6"])
+    await refuse_stored_move(db, state.id, 6, "d7-a7")
+    return state
 
 
 async def test_a_rated_game_that_no_longer_replays_is_void_and_counts_for_nobody(
@@ -76,9 +86,7 @@ async def test_a_game_the_rules_now_end_before_its_last_stored_move_is_void_befo
     service: GameService, there: GameService, db: str | Path, hall: Channel, alice: Player,
     bob: Player,
 ) -> None:  # fmt: skip
-    state = await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob}, "brandubh")
-    await play(service, hall, state, [*ESCAPE[:5], "e5-b5", "f5-f6"])
-    await refuse_stored_move(db, state.id, 6, "d7-a7")  # now the king escapes at ply 6
+    state = await a_game_the_rules_now_end_at_ply_6(service, db, hall, alice, bob)
     void = await there.get_game(state.id)  # any read of the game ends it
     assert (void.status, void.game.outcome) == (GameStatus.FINISHED, VOID)
     assert notations(void) == ESCAPE[:5]  # not the escape that the players did not see
@@ -102,10 +110,8 @@ async def test_a_finished_game_the_rules_now_end_early_keeps_its_result_before_t
     service: GameService, there: GameService, db: str | Path, hall: Channel, alice: Player,
     bob: Player,
 ) -> None:  # fmt: skip
-    state = await service.start_game(hall, {Side.ATTACKERS: alice, Side.DEFENDERS: bob}, "brandubh")
-    await play(service, hall, state, [*ESCAPE[:5], "e5-b5", "f5-f6"])
+    state = await a_game_the_rules_now_end_at_ply_6(service, db, hall, alice, bob)
     await service.resign(hall, bob)
-    await refuse_stored_move(db, state.id, 6, "d7-a7")  # now the king escapes at ply 6
     finished = await there.get_game(state.id)
     assert finished.game.outcome == Outcome(Side.ATTACKERS, Reason.RESIGNED)
     assert notations(finished) == ESCAPE[:5]
