@@ -300,6 +300,13 @@ class Report:
         return self.winner.name if self.winner else self.winner_side.capitalize()
 
     @property
+    def headline(self) -> str:
+        """``"Bob wins"``, ``"Draw"`` or ``"Void"``: the result in a word or two."""
+        if self.reason is Reason.VOIDED:
+            return "Void"
+        return "Draw" if self.winner_name is None else f"{self.winner_name} wins"
+
+    @property
     def result(self) -> str:
         """``"Bob (defenders) won: resignation."`` or ``"Draw: a draw was agreed."``."""
         if self.reason is Reason.VOIDED:

@@ -308,8 +308,7 @@ async def report_message(
     """The end of a game: result, moves, captures, duration, what it did to the players'
     ``ratings`` (of a rated game), final board, record and replay (left out, with a note, when
     it is larger than ``file_size_limit`` bytes)."""
-    title = "Draw" if report.winner_name is None else f"{report.winner_name} wins"
-    embed = _footer(_with_board(_embed(title, report.result)), state)
+    embed = _footer(_with_board(_embed(report.headline, report.result)), state)
     embed.add_field(name="Moves", value=report.length)
     captures = "\n".join(f"{side_name(side)}: {n}" for side, n in report.captures.items())
     embed.add_field(name="Captured by", value=captures or "none")
