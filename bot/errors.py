@@ -104,15 +104,26 @@ class TooEarly(ServiceError):
         self.left = left
 
 
-class TimeUp(ServiceError):
-    """A move came after the mover's time ran out: the game has ended on time instead;
-    ``report`` tells how it ended."""
+class GameEnded(ServiceError):
+    """The game ended instead of doing what was asked; ``report`` tells how, for its channel
+    to be shown."""
 
-    default = "your time ran out before that move: the game is over"
+    default = "the game is over"
 
     def __init__(self, report: Report, message: str | None = None) -> None:
         super().__init__(message)
         self.report = report
+
+
+class TimeUp(GameEnded):
+    """A move came after the mover's time ran out: the game has ended on time instead."""
+
+    default = "your time ran out before that move: the game is over"
+
+
+class GameVoided(GameEnded):
+    """The game's stored moves no longer replay (a rules fix came after them): it has ended as
+    void instead."""
 
 
 class ChannelNotAllowed(ServiceError):

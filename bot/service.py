@@ -24,6 +24,7 @@ from bot.errors import (
     ChallengeNotFound,
     ChannelBusy,
     ChannelNotAllowed,
+    GameVoided,
     MoveConflict,
     NoGameHere,
     NoLongerReplays,
@@ -884,10 +885,11 @@ class GameService:
                 return kept
             moves = await db.moves(game_id)
         state, refused = _rebuild(row, moves)
-        if refused is not None:
-            log.error("%s", refused)
-            if state.status is GameStatus.ACTIVE:
-                return await self._void(state)
+        if refused is not None and state.status is GameStatus.ACTIVE:
+            log.error("%s; it is ended as void", refused)
+            return await self._void(state)
+        if refused is not None:  # a finished game: shown as far as it replays, on every read
+            log.info("%s; shown as far as it replays", refused)
         if state.status is GameStatus.ACTIVE:
             self._states[game_id] = state
         else:
@@ -906,7 +908,7 @@ class GameService:
     @asynccontextmanager
     async def _game_in(self, channel: Channel) -> AsyncIterator[GameState]:
         """The channel's game, locked and read again under the lock; NoGameHere if there is
-        none or it ended meanwhile."""
+        none or it ended meanwhile, GameVoided if it is found void as it is read."""
         found = await self.current_game(channel)
         if found is None:
             raise NoGameHere
@@ -914,9 +916,10 @@ class GameService:
             state = await self._load(found.id)
             if state is None or state.status is not GameStatus.ACTIVE:
                 if state is not None and state.game.outcome and state.game.outcome.void:
-                    raise NoGameHere(
+                    raise GameVoided(
+                        build_report(state),
                         f"game #{state.id} here is void: {Reason.VOIDED.description}; "
-                        f"{VOID_COUNTS}, and the channel is free for a new game"
+                        f"{VOID_COUNTS}, and the channel is free for a new game",
                     )
                 raise NoGameHere("the game here has just ended")
             yield state

@@ -23,7 +23,7 @@ from bot.discord.present import (
     message_ref,
     parse_message_ref,
 )
-from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, report_error, too_old_to_edit
+from bot.discord.replies import ANSWER_BUDGET, Outgoing, Reply, too_old_to_edit
 from bot.discord.views import DYNAMIC_ITEMS, ButtonHandler
 from bot.health import HEARTBEAT_INTERVAL, beat_forever, heartbeat_path
 from bot.models import Challenge, utc_now
@@ -66,7 +66,7 @@ class TaflCommandTree(app_commands.CommandTree[Any]):
     async def on_error(
         self, interaction: discord.Interaction[Any], error: app_commands.AppCommandError
     ) -> None:
-        await report_error(interaction, error)
+        await cast(TaflBot, self.client).buttons.answer_error(interaction, error)
 
 
 class TaflBot(commands.AutoShardedBot):
@@ -149,7 +149,8 @@ class TaflBot(commands.AutoShardedBot):
 
     @property
     def buttons(self) -> ButtonHandler:
-        """Who handles button clicks: the /tafl cog."""
+        """Who handles button clicks, and every error a command or a click raises: the /tafl
+        cog."""
         cog = self.get_cog("TaflCog")
         if cog is None:
             raise RuntimeError("the /tafl cog is added in setup_hook; log the bot in first")

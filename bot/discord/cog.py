@@ -14,16 +14,24 @@ from discord.ext import commands
 import engine
 from bot.clocks import MAX_TEXT as MAX_TIME_CONTROL_TEXT
 from bot.discord import present
-from bot.discord.replies import ChannelPost, Outgoing, Poster, Reply, channel_mention, sentence
+from bot.discord.replies import (
+    ChannelPost,
+    Outgoing,
+    Poster,
+    Reply,
+    channel_mention,
+    original,
+    report_error,
+)
 from bot.discord.suggest import MoveSuggestions
 from bot.errors import (
     ChallengeClosed,
+    GameEnded,
     NoGameHere,
     NoPermission,
     NotYourTurn,
     OfferClosed,
     ServiceError,
-    TimeUp,
 )
 from bot.models import (
     AI_PLAYER,
@@ -262,12 +270,7 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
     ) -> None:
         reply = Reply.of(interaction)
         player = self.player(interaction.user)
-        try:
-            result = await self.service.move(present.channel_of(interaction), player, move)
-        except TimeUp as late:
-            await reply.send(Outgoing(content=sentence(str(late))), ephemeral=True)
-            await self.announce_end(reply, late.report)
-            return
+        result = await self.service.move(present.channel_of(interaction), player, move)
         await self.announce_move(reply, result)
 
     @move.autocomplete("move")
@@ -629,6 +632,14 @@ class TaflCog(commands.GroupCog, group_name="tafl", group_description="Play tafl
             log.debug("the AI already moved in %s", state.channel.id)
             return
         await self.announce_move(poster, result)
+
+    async def answer_error(self, interaction: discord.Interaction, error: BaseException) -> None:
+        """Answer a command's or a click's ``error``; where the game ended instead
+        (``GameEnded``: time ran out, or it was found void), show its channel the end too."""
+        await report_error(interaction, error)
+        ended = original(error)
+        if isinstance(ended, GameEnded):
+            await self.announce_end(Reply.of(interaction), ended.report)
 
     async def announce_end(
         self, poster: Poster, report: Report, state: GameState | None = None

@@ -265,11 +265,15 @@ class Reply:
         return sent.id
 
 
+def original(error: BaseException) -> BaseException:
+    """The error a command raised, out of discord.py's wrapping."""
+    return error.original if isinstance(error, app_commands.CommandInvokeError) else error
+
+
 async def report_error(interaction: discord.Interaction, error: BaseException) -> None:
     """Answer ``error`` to the user: a domain refusal as a short ephemeral line, a bug as an
     apology with an error id (the traceback is logged under the same id)."""
-    if isinstance(error, app_commands.CommandInvokeError):
-        error = error.original
+    error = original(error)
     if isinstance(error, ChannelNotAllowed):
         places = ", ".join(channel_mention(c) for c in error.channels)
         text = f"I play only in {places} on this server; challenge there."

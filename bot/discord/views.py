@@ -15,8 +15,6 @@ from typing import Any, Protocol
 
 import discord
 
-from bot.discord.replies import report_error
-
 
 class ButtonHandler(Protocol):
     """What a click is handed to."""
@@ -33,6 +31,8 @@ class ButtonHandler(Protocol):
         self, interaction: discord.Interaction, action: str, game_id: int
     ) -> None: ...
     async def on_archive_pick(self, interaction: discord.Interaction, game_id: int) -> None: ...
+    async def answer_error(self, interaction: discord.Interaction, error: BaseException) -> None:
+        """Answer the click's error (``report_error``, and what follows from it)."""
 
 
 CHALLENGE_ACTIONS = {
@@ -99,7 +99,7 @@ class TaflButton(
         try:
             await on_click(interaction, self.action, self.target_id)
         except Exception as error:
-            await report_error(interaction, error)
+            await _handler(interaction).answer_error(interaction, error)
 
 
 def challenge_view(challenge_id: int, *, open_to_anyone: bool) -> discord.ui.View:
@@ -161,7 +161,7 @@ class ArchiveMenu(discord.ui.DynamicItem[discord.ui.Select[discord.ui.View]], te
         try:
             await _handler(interaction).on_archive_pick(interaction, int(self.item.values[0]))
         except Exception as error:
-            await report_error(interaction, error)
+            await _handler(interaction).answer_error(interaction, error)
 
 
 def archive_view(games: list[tuple[int, str, str]]) -> discord.ui.View:

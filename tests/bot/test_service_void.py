@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from bot.errors import NoGameHere
+from bot.errors import GameVoided
 from bot.models import AnnouncementKind, Channel, GameState, GameStatus, Player, build_report
 from bot.service import GameService
 from engine import Outcome, Reason, Side
@@ -53,14 +53,15 @@ async def test_a_rated_game_that_no_longer_replays_is_void_and_counts_for_nobody
     await play(service, hall, state, ["d1-e1", "d3-c3", "e1-f1"])
     await refuse_stored_move(db, state.id, 2, "d3-d2")  # a defender cannot go there: taken
     # The players' next command, in a restarted bot (``there``), finds the game void.
-    with pytest.raises(NoGameHere, match=rf"game #{state.id} here is void: its moves no longer"):
-        await there.move(hall, bob, "c3-c2")
+    with pytest.raises(GameVoided, match=rf"game #{state.id} here is void: its moves") as voided:
+        await there.move(hall, bob, "c3-c2")  # told, with the report for the channel
     logged = f"game #{state.id} no longer replays under this version's rules: its move 2, d3-d2, is"
     assert f"{logged} refused" in caplog.text
     void = await there.get_game(state.id)
     assert (void.status, void.game.outcome, void.rated) == (GameStatus.FINISHED, VOID, False)
     assert notations(void) == ["d1-e1"]  # as far as it replays
     report = build_report(void)
+    assert report == voided.value.report
     assert report.result == (
         "Void: its moves no longer replay under these rules; it counts for neither player."
     )

@@ -17,7 +17,7 @@ from bot.models import AI_PLAYER, GameState, Player
 from bot.service import GameService
 from bot.storage import open_store
 from engine import Side
-from tests.bot.conftest import FakeClock
+from tests.bot.conftest import FakeClock, raw_execute
 from tests.bot.discord.conftest import (
     RunBot,
     channel_of,
@@ -435,3 +435,23 @@ async def test_the_running_bot_writes_the_heartbeat_the_health_check_reads(
     last = beat.read_text()
     await asyncio.sleep(0.15)
     assert beat.read_text() == last  # a closed bot beats no more
+
+
+async def test_a_game_that_no_longer_replays_after_a_restart_is_void_and_frees_the_channel(
+    fake: FakeDiscord, run_bot: RunBot, db: str | Path, alice: User, bob: User
+) -> None:
+    async with run_bot():
+        await start_game(alice, bob)
+        for user, move in zip([alice, bob, alice], OPENING, strict=True):
+            await moved(user, move)
+    # A later fix to the rules refuses Bob's move (here, by rewriting it as stored).
+    await raw_execute(db, "UPDATE moves SET notation = 'f4-f1' WHERE ply = 2")
+    async with run_bot(sweep_seconds=0.05):
+        refused = await bob.slash("tafl move", move="e6-e8")
+        assert refused.ephemeral
+        assert "is void: its moves no longer replay under these rules" in refused.content
+        assert "counts for neither player" in refused.content
+        report = await fake.channel.wait_for_message(lambda m: "Void" in str(m.embeds))
+        assert embed_of(report)["title"] == "Void"
+        assert "counts for neither player" in embed_of(report)["description"]
+        await start_game(alice, bob)  # the channel is free again
