@@ -446,7 +446,8 @@ class GameService:
         return await self.get_game(game_id)
 
     async def current_game(self, channel: Channel) -> GameState | None:
-        """The game being played in ``channel``, if any."""
+        """The game being played in ``channel``, if any (or the one there found void as it is
+        read: a ``Reason.VOIDED`` outcome)."""
         async with self._store.reading() as db:
             game_id = await db.active_game_id(channel)
         return None if game_id is None else await self._load(game_id)

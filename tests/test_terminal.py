@@ -23,7 +23,8 @@ from bot.terminal import (
     legend,
     play_in_terminal,
 )
-from engine import Game, Piece, Side
+from engine import Game, Piece, Reason, Side
+from tests.bot.conftest import raw_execute
 
 BRANDUBH_START = """\
     a b c d e f g
@@ -166,6 +167,27 @@ async def test_end_of_input_saves_the_game_and_resume_goes_on(service: GameServi
     assert "Brandubh, game #1: hot-seat; 2 plies played." in out.getvalue()
     saved = await service.current_game(CHANNEL)
     assert saved is not None and len(saved.game.history) == 3
+
+
+async def test_a_saved_game_that_no_longer_replays_ends_as_void_on_resume(
+    service: GameService, tmp_path: Path
+) -> None:
+    first, _ = session(service, "d6-c6\ne4-e6\n")
+    assert await first.play(await first.start("brandubh")) is None
+    # A later fix to the rules refuses the defenders' move (here, by rewriting it as stored).
+    db = tmp_path / "tafl.sqlite3"
+    await raw_execute(db, "UPDATE moves SET notation = 'e4-d4' WHERE ply = 2")
+    store = await open_store(db)
+    restarted = GameService(store)  # the next `tafl play --resume`
+    second, out = session(restarted, "")
+    report = await second.play(await second.resume())  # shown as far as it replays, then ended
+    assert report is not None and report.reason is Reason.VOIDED
+    assert "hot-seat; 1 ply played" in out.getvalue()
+    assert "Void: its moves no longer replay under these rules; it counts for neither player." in (
+        out.getvalue()
+    )
+    assert await restarted.current_game(CHANNEL) is None
+    await store.close()
 
 
 async def test_a_new_game_is_refused_while_one_is_unfinished(service: GameService) -> None:
