@@ -324,11 +324,13 @@ def main() -> int:
             won = [r for r in results if r.winner is Side.ATTACKERS]
             lost = [r for r in results if r.winner is Side.DEFENDERS]
             share = len(won) / len(results) if results else float("nan")
-            mean = statistics.mean(r.plies for r in won) if won else float("nan")
+            how_fast = (
+                f", in {statistics.mean(r.plies for r in won):.0f} plies on average" if won else ""
+            )
             print(
                 f"{label}: {len(positions)} positions, {len(results)} games; "
                 f"attackers won {len(won)} "
-                f"({share:.0%}, in {mean:.0f} plies on average), defenders won {len(lost)}, "
+                f"({share:.0%}{how_fast}), defenders won {len(lost)}, "
                 f"open or drawn {len(results) - len(won) - len(lost)}"
             )
             reasons: dict[str, int] = {}
