@@ -4,6 +4,7 @@
                           [--max-plies 200] [--processes 2] [--seed 1]
     python bench/arena.py --old 8f55938 [--seconds 0.2] [...]
     python bench/arena.py --book [--seconds 0.2] [...]
+    python bench/arena.py --engine 'java -cp /opt/opentafl Harness' [--seconds 1] [...]
 
 Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per
 variant; the levels that search by time (no depth limit) think ``--time-scale`` times their own
@@ -11,7 +12,15 @@ time, so that a short run keeps their ratio (the others stop at their depth as t
 Versions (``--old``): engine/ai.py as it is plays engine/ai.py as it was at that commit (loaded
 from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per move. Book
 (``--book``): the AI with its opening book (engine/book.py) plays the same AI without it, from
-the variant's start instead of a random opening, at ``--seconds`` per move.
+the variant's start instead of a random opening, at ``--seconds`` per move. Engine
+(``--engine``): this AI against an independent engine, both at ``--seconds`` per move, our
+engine refereeing. The engine is a command that reads lines and answers each with one line:
+``rules <OpenTafl rules string>`` (a new game; ``ok``), ``moves <the game's moves from its
+start, in OpenTafl notation>`` (``ok``, or ``error <why>``), ``position`` (``position <the board
+in OpenTafl's notation>``, which must be ours) and ``think <seconds>`` (``move <a1-a4>``: its
+move for the side to move); it ends when its input does. A move our engine refuses, a board
+that differs from ours (the two read the rules apart) or an engine that fails leaves the game
+out of the scores, and is printed.
 
 Games come in pairs from the same random two-ply opening with the sides swapped; a game still
 running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
@@ -32,6 +41,7 @@ import gc
 import math
 import multiprocessing
 import random
+import shlex
 import statistics
 import subprocess
 import sys
@@ -45,15 +55,74 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.ai import OPENING_PLIES, ai_player, load_old_ai, random_position  # noqa: E402
-from engine import VARIANTS, Game, Move  # noqa: E402
+from engine import VARIANTS, Game, Move, TaflError  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.ai import LEVELS, Level, choose_move_at  # noqa: E402
+from engine.opentafl import rules_to_opentafl  # noqa: E402
 
 TARGET = 0.70
 """What each level must score against the one below."""
 Z95 = 1.96
 _old_ai: ModuleType | None = None
 """The older AI, loaded once per worker process."""
+_engine: Engine | None = None
+"""The independent engine, started once per worker process."""
+ENGINE = "engine"
+"""The independent engine's name as a player."""
+
+
+class EngineFailed(Exception):
+    """The independent engine did not answer as the protocol says, or chose a move our engine
+    refuses: the game tells nothing of strength."""
+
+
+class Engine:
+    """An independent engine in a process of its own, spoken to by lines (see the module's
+    docstring)."""
+
+    def __init__(self, command: str) -> None:
+        self.command = command
+        self._process = subprocess.Popen(
+            shlex.split(command),
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            text=True,
+            bufsize=1,
+        )
+
+    def ask(self, line: str) -> str:
+        """Send ``line``; the engine's one-line answer."""
+        assert self._process.stdin is not None and self._process.stdout is not None
+        try:
+            self._process.stdin.write(line + "\n")
+            self._process.stdin.flush()
+        except BrokenPipeError as error:
+            raise EngineFailed(f"{self.command!r} exited") from error
+        answer = self._process.stdout.readline()
+        if not answer:
+            raise EngineFailed(f"{self.command!r} exited after {line.split()[0]!r}")
+        return answer.strip()
+
+    def move(self, game: Game, seconds: float) -> Move:
+        """The engine's move in ``game`` (replayed to it from the start), after ``seconds``."""
+        for line in (
+            f"rules {rules_to_opentafl(game.rules)}",
+            "moves " + " ".join(ply.notation for ply in game.history),
+        ):
+            answer = self.ask(line)
+            if answer != "ok":
+                raise EngineFailed(f"{line.split()[0]}: {answer}")
+        board = self.ask("position").removeprefix("position ")
+        if board != game.position():
+            last = game.history[-1].notation if game.history else "the start"
+            raise EngineFailed(f"after {last}, its board is {board}, ours {game.position()}")
+        answer = self.ask(f"think {seconds:g}")
+        notation = answer.removeprefix("move ").strip()
+        try:
+            return game.parse_move(notation)
+        except TaflError as error:
+            failure = f"its move {answer!r} after {len(game.history)} plies: {error}"
+            raise EngineFailed(failure) from error
 
 
 @dataclass(frozen=True)
@@ -87,6 +156,8 @@ class Result:
     thinks: dict[str, int]
     over: dict[str, int]
     """Per player, the moves it thought over and how many of those took longer than its limit."""
+    failure: str | None = None
+    """Why the independent engine's game tells nothing (``EngineFailed``), if it does not."""
 
 
 def _move(name: str, task: Task, game: Game, seed: int) -> Move:
@@ -95,6 +166,9 @@ def _move(name: str, task: Task, game: Game, seed: int) -> Move:
     if name == "old":
         assert _old_ai is not None
         return ai_player(_old_ai)(game, task.seconds, seed)
+    if name == ENGINE:
+        assert _engine is not None
+        return _engine.move(game, task.seconds)
     if name in ("book", "no book"):
         return current_ai.choose_move(game, time_limit=task.seconds, seed=seed, book=name == "book")
     return choose_move_at(game, _scaled(LEVELS[name], task.time_scale), seed=seed)
@@ -126,7 +200,10 @@ def play(task: Task) -> Result:
         name = task.first if game.turn == first_side else task.second
         gc.collect()
         start = time.perf_counter()
-        move = _move(name, task, game, rng.randrange(1 << 30))
+        try:
+            move = _move(name, task, game, rng.randrange(1 << 30))
+        except EngineFailed as failure:
+            return Result(task, 0.5, first_side.value, longest, thinks, over, str(failure))
         took = time.perf_counter() - start
         longest[name] = max(longest[name], took)
         thinks[name] += 1
@@ -137,13 +214,16 @@ def play(task: Task) -> Result:
     return Result(task, score, first_side.value, longest, thinks, over)
 
 
-def _start_worker(old_commit: str | None) -> None:
-    """Load the older AI, and collect garbage only between moves: older AIs do not hold off the
-    cycle collector while they think, as engine/ai.py now does."""
-    global _old_ai
+def _start_worker(old_commit: str | None, engine: str | None) -> None:
+    """Load the older AI or start the independent engine, and collect garbage only between
+    moves: older AIs do not hold off the cycle collector while they think, as engine/ai.py now
+    does."""
+    global _old_ai, _engine
     gc.disable()
     if old_commit is not None:
         _old_ai = load_old_ai(old_commit)
+    if engine is not None:
+        _engine = Engine(engine)
 
 
 @dataclass(frozen=True)
@@ -226,7 +306,10 @@ def main() -> None:
     )
     parser.add_argument("--old", help="play this commit's engine/ai.py instead of the levels")
     parser.add_argument("--book", action="store_true", help="the AI with its book against without")
-    parser.add_argument("--seconds", type=float, default=0.2, help="per move, with --old or --book")
+    parser.add_argument("--engine", help="play this independent engine's command (see above)")
+    parser.add_argument(
+        "--seconds", type=float, default=0.2, help="per move, with --old, --book or --engine"
+    )
     parser.add_argument("--max-plies", type=int, default=200)
     parser.add_argument("--processes", type=int, default=2, choices=(1, 2))
     parser.add_argument("--seed", type=int, default=1)
@@ -243,9 +326,13 @@ def main() -> None:
             load_old_ai(args.old)
         except subprocess.CalledProcessError:
             parser.error(f"no engine/ai.py at {args.old!r} in this repository's history")
-    if args.old and args.book:
-        parser.error("--old and --book measure different things: give one")
-    if args.book:
+    if sum(map(bool, (args.old, args.book, args.engine))) > 1:
+        parser.error("--old, --book and --engine measure different things: give one")
+    if args.engine:
+        pairings = [("new", ENGINE)]
+        print(f"new = engine/ai.py (working tree), {ENGINE} = {args.engine}, ", end="")
+        print(f"{args.seconds} s per move")
+    elif args.book:
         pairings = [("book", "no book")]
         print(f"engine/ai.py with its opening book against without, {args.seconds} s per move,")
         print("from each variant's start")
@@ -261,8 +348,16 @@ def main() -> None:
     print(f"draw after {args.max_plies} plies, seed {args.seed}\n")
     start = time.perf_counter()
     context = multiprocessing.get_context("fork")
-    with context.Pool(args.processes, _start_worker, (args.old,)) as pool:
-        results = pool.map(play, list(tasks(pairings, args)), chunksize=1)
+    with context.Pool(args.processes, _start_worker, (args.old, args.engine)) as pool:
+        played = pool.map(play, list(tasks(pairings, args)), chunksize=1)
+    results = [r for r in played if r.failure is None]
+    for r in played:
+        if r.failure is not None:
+            print(
+                f"left out: {r.task.variant} game {r.task.pair}{'b' if r.task.swap else 'a'}: ",
+                end="",
+            )
+            print(r.failure)
     longest: dict[str, float] = {}
     thinks: dict[str, int] = {}
     over: dict[str, int] = {}
@@ -286,7 +381,7 @@ def main() -> None:
                 over[name] = over.get(name, 0) + r.over[name]
     print("\nlongest think:", ", ".join(f"{n} {s:.2f} s" for n, s in longest.items()))
     print("over the limit:", ", ".join(f"{n} {over[n]} of {thinks[n]:,}" for n in thinks))
-    if not args.old and not args.book:
+    if not args.old and not args.book and not args.engine:
         met = all(tally.score >= TARGET for _, tally in totals)
         scores = ", ".join(f"{name} {tally.score:.0%}" for name, tally in totals)
         print(
