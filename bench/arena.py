@@ -5,6 +5,7 @@
     python bench/arena.py --old 8f55938 [--seconds 0.2] [...]
     python bench/arena.py --book [--seconds 0.2] [...]
     python bench/arena.py --engine 'java -cp /opt/opentafl Harness' [--seconds 1] [...]
+    python bench/arena.py [...] --records games/   # and each game's record (OpenTafl's format)
 
 Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per
 variant; the levels that search by time (no depth limit) think ``--time-scale`` times their own
@@ -59,6 +60,7 @@ from engine import VARIANTS, Game, Move, TaflError  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.ai import LEVELS, Level, choose_move_at  # noqa: E402
 from engine.opentafl import rules_to_opentafl  # noqa: E402
+from engine.record import to_opentafl_record  # noqa: E402
 
 TARGET = 0.70
 """What each level must score against the one below."""
@@ -142,6 +144,8 @@ class Task:
     seed: int
     opening_plies: int = OPENING_PLIES
     """Random plies before the players take over."""
+    records: Path | None = None
+    """Where to write the game's record, if anywhere."""
 
 
 @dataclass(frozen=True)
@@ -211,6 +215,11 @@ def play(task: Task) -> Result:
         game.push(move)
     winner = game.outcome.winner if game.outcome is not None else None
     score = 0.5 if winner is None else float(winner == first_side)
+    if task.records is not None:
+        names = {first_side: task.first, first_side.opponent: task.second}
+        tags = {str(side): name for side, name in names.items()}
+        game_name = f"{task.variant}-{task.pair}{'b' if task.swap else 'a'}"
+        (task.records / f"{game_name}.txt").write_text(to_opentafl_record(game, tags))
     return Result(task, score, first_side.value, longest, thinks, over)
 
 
@@ -294,6 +303,7 @@ def tasks(pairings: list[tuple[str, str]], args: argparse.Namespace) -> Iterable
                     args.max_plies,
                     args.seed,
                     0 if args.book else OPENING_PLIES,
+                    args.records,
                 )
 
 
@@ -311,6 +321,9 @@ def main() -> None:
         "--seconds", type=float, default=0.2, help="per move, with --old, --book or --engine"
     )
     parser.add_argument("--max-plies", type=int, default=200)
+    parser.add_argument(
+        "--records", type=Path, help="write each game's record (OpenTafl's format) to this folder"
+    )
     parser.add_argument("--processes", type=int, default=2, choices=(1, 2))
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
@@ -318,6 +331,8 @@ def main() -> None:
         parser.error("--games must be even and at least 2 (games come in pairs)")
     if not args.time_scale > 0 or args.seconds < 0 or args.max_plies < 1:
         parser.error("--time-scale must be above 0, --seconds 0 or more, --max-plies 1 or more")
+    if args.records is not None:
+        args.records.mkdir(parents=True, exist_ok=True)
     unknown = [v for v in args.variants.split(",") if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant {unknown[0]!r}: one of {', '.join(VARIANTS)}")
