@@ -6,6 +6,7 @@
     python bench/arena.py --book [--seconds 0.2] [...]
     python bench/arena.py --engine 'java -cp /opt/opentafl Harness' [--seconds 1] [...]
     python bench/arena.py [...] --records games/   # and each game's record (OpenTafl's format)
+    python bench/arena.py [...] --rules "dim:7 esc:e start:/3t3/..."  # an OpenTafl rules string too
 
 Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per
 variant; the levels that search by time (no depth limit) think ``--time-scale`` times their own
@@ -42,6 +43,7 @@ import gc
 import math
 import multiprocessing
 import random
+import re
 import shlex
 import statistics
 import subprocess
@@ -218,7 +220,8 @@ def play(task: Task) -> Result:
     if task.records is not None:
         names = {first_side: task.first, first_side.opponent: task.second}
         tags = {str(side): name for side, name in names.items()}
-        game_name = f"{task.variant}-{task.pair}{'b' if task.swap else 'a'}"
+        variant = re.sub(r"\W+", "_", game.rules.name).strip("_").lower()
+        game_name = f"{variant}-{task.pair}{'b' if task.swap else 'a'}"
         (task.records / f"{game_name}.txt").write_text(to_opentafl_record(game, tags))
     return Result(task, score, first_side.value, longest, thinks, over)
 
@@ -289,7 +292,7 @@ def _row(label: str, tally: Tally) -> str:
 
 
 def tasks(pairings: list[tuple[str, str]], args: argparse.Namespace) -> Iterable[Task]:
-    for variant in args.variants.split(","):
+    for variant in args.variants:
         for stronger, weaker in pairings:
             for number in range(args.games):
                 yield Task(
@@ -310,6 +313,9 @@ def tasks(pairings: list[tuple[str, str]], args: argparse.Namespace) -> Iterable
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--variants", default="brandubh,copenhagen")
+    parser.add_argument(
+        "--rules", action="append", default=[], help="an OpenTafl rules string to play too"
+    )
     parser.add_argument("--games", type=int, default=10, help="games per pairing and variant")
     parser.add_argument(
         "--time-scale", type=float, default=0.2, help="times each level's own think time"
@@ -336,6 +342,12 @@ def main() -> None:
     unknown = [v for v in args.variants.split(",") if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant {unknown[0]!r}: one of {', '.join(VARIANTS)}")
+    args.variants = args.variants.split(",") + args.rules
+    for rules in args.rules:
+        try:
+            Game(rules)
+        except TaflError as error:
+            parser.error(f"--rules {rules!r}: {error}")
     if args.old:
         try:
             load_old_ai(args.old)
@@ -381,9 +393,10 @@ def main() -> None:
     totals: list[tuple[str, Tally]] = []
     for stronger, weaker in pairings:
         mine = [r for r in results if (r.task.first, r.task.second) == (stronger, weaker)]
-        for variant in args.variants.split(","):
+        for variant in args.variants:
             here = [r for r in mine if r.task.variant == variant]
-            print(_row(f"{stronger} v {weaker}, {variant}", Tally.of(here)))
+            label = variant if variant in VARIANTS else Game(variant).rules.name
+            print(_row(f"{stronger} v {weaker}, {label}", Tally.of(here)))
             for side in sorted({r.first_side for r in here}):
                 as_side = [r for r in here if r.first_side == side]
                 print(_row(f"  {stronger} as {side}", Tally.of(as_side)))
