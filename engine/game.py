@@ -80,7 +80,9 @@ class Game:
 
     @classmethod
     def from_position(cls, variant: Any, position: str, turn: str | Side) -> Game:
-        """A game of ``variant`` starting from an OTN ``position`` with ``turn`` to move."""
+        """A game of ``variant`` starting from an OTN ``position`` with ``turn`` to move. Its
+        ``outcome`` is left unset (``standing_outcome`` tells one): a position cannot tell a
+        captured king from one who walked in between two attackers."""
         game = cls(variant)
         game._set_position(position, _side(turn))
         return game
