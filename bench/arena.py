@@ -339,10 +339,13 @@ def main() -> None:
         parser.error("--time-scale must be above 0, --seconds 0 or more, --max-plies 1 or more")
     if args.records is not None:
         args.records.mkdir(parents=True, exist_ok=True)
-    unknown = [v for v in args.variants.split(",") if v not in VARIANTS]
+    presets = [v for v in args.variants.split(",") if v]  # --variants "": the --rules only
+    unknown = [v for v in presets if v not in VARIANTS]
     if unknown:
         parser.error(f"unknown variant {unknown[0]!r}: one of {', '.join(VARIANTS)}")
-    args.variants = args.variants.split(",") + args.rules
+    args.variants = presets + args.rules
+    if not args.variants:
+        parser.error("no variant to play: give --variants or --rules")
     for rules in args.rules:
         try:
             Game(rules)
