@@ -1004,8 +1004,8 @@ class GameService:
     ) -> None:
         """Store the result and, for a rated game, its players' new standings in every scope
         it counts in (in the transaction that finishes it)."""
-        await db.finish_game(state.id, outcome, now, plies)  # a void game is left unrated
-        state.rated = state.rated and not outcome.void
+        state.rated = state.rated and not outcome.void  # a void game counts for nobody
+        await db.finish_game(state.id, outcome, now, plies, rated=state.rated)
         if not state.rated:
             return
         players = {side: standings.rated_player(p) for side, p in state.players.items()}

@@ -393,14 +393,16 @@ class Session(ABC):
         if row is None:
             raise MoveConflict
 
-    async def finish_game(self, game_id: int, outcome: Outcome, now: datetime, plies: int) -> None:
-        """Record the result after ``plies`` plies (call after ``claim_version`` in the same
-        transaction); a void game is no longer rated."""
+    async def finish_game(
+        self, game_id: int, outcome: Outcome, now: datetime, plies: int, *, rated: bool
+    ) -> None:
+        """Record the result after ``plies`` plies, and whether it counts for ratings (call
+        after ``claim_version`` in the same transaction)."""
         await self._execute(
             "UPDATE games SET status = 'finished', winner = ?, reason = ?, finished_at = ?,"
-            " plies = ?, rated = rated * ? WHERE id = ?",
+            " plies = ?, rated = ? WHERE id = ?",
             (_text_or_none(outcome.winner), str(outcome.reason), self._time(now), plies,
-             int(not outcome.void), game_id),
+             int(rated), game_id),
         )  # fmt: skip
 
     async def count_takeback(self, game_id: int) -> None:

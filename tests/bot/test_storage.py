@@ -199,7 +199,8 @@ async def test_one_active_game_per_channel(
     assert other != first
     async with store.transaction() as session:
         await session.claim_version(first, 0, START)
-        await session.finish_game(first, Outcome(Side.DEFENDERS, Reason.RESIGNED), START, 0)
+        outcome = Outcome(Side.DEFENDERS, Reason.RESIGNED)
+        await session.finish_game(first, outcome, START, 0, rated=False)
     assert await new_game(store, hall, sides(bob, alice)) not in (first, other)
 
 
@@ -262,7 +263,7 @@ async def test_a_finished_game_takes_no_more_writes(
     game_id = await new_game(store, hall, sides(alice, bob))
     async with store.transaction() as session:
         await session.claim_version(game_id, 0, START)
-        await session.finish_game(game_id, Outcome(None, Reason.DRAW_AGREED), START, 0)
+        await session.finish_game(game_id, Outcome(None, Reason.DRAW_AGREED), START, 0, rated=False)
     with pytest.raises(MoveConflict):
         async with store.transaction() as session:
             await session.claim_version(game_id, 1, START)
