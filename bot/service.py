@@ -973,7 +973,8 @@ class GameService:
         plies = len(state.game.history)
         async with self._change(state, now) as db:
             await self._finish(db, state, outcome, now, plies)
-            await db.drop_announcements_after(state.id, plies)  # a void game's unreplayed moves
+            if outcome.void:  # its moves past the cut were announced, and no longer replay
+                await db.drop_announcements_after(state.id, plies)
             await db.insert_announcement(state.id, AnnouncementKind.END, plies, now)
             if offer is not None:
                 await _close_offer(db, offer, OfferStatus.ACCEPTED)
