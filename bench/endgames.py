@@ -24,9 +24,15 @@ to a repetition, which the variant makes a draw), are counted, and the conversio
 without them: nobody converts those. The issue's goal: the attackers convert at least 90% of
 lone-king positions within 60 plies.
 
+With ``--engine CMD`` the defenders are an independent engine instead (bench/arena.py's
+protocol), at the same time a move, and the game is played as the engine plays the rules: the
+position is sent as its start, and repetition counts as the engine's rules string says (OpenTafl
+reads Copenhagen's "a third repetition loses for the defenders" as a draw). A game the engine
+fails in, or whose board differs from ours, is printed and left out.
+
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
 [--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
-[--random brandubh,tablut,copenhagen] [--processes 2] [--show]``.
+[--random brandubh,tablut,copenhagen] [--processes 2] [--show] [--engine CMD]``.
 """
 
 from __future__ import annotations
@@ -38,17 +44,18 @@ import sys
 import time
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.arena import wilson  # noqa: E402
+from bench.arena import Engine, EngineFailed, wilson  # noqa: E402
 from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
 from engine.ai import _WON, NodeClock, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
-from engine.opentafl import format_position  # noqa: E402
+from engine.opentafl import as_opentafl_plays, format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
 from engine.tafl import tables_for  # noqa: E402
 
@@ -62,6 +69,10 @@ HELD_BUDGET = 3_000_000
 """The proof that the defenders hold a position: how many plies it looks ahead at most (it tries
 1, 2, ... in turn), and how many positions it may try in all (some 20 s a Brandubh position)."""
 VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.csv"}
+FAILED = "engine failed"
+"""The reason of a game the independent engine failed in: it tells nothing of technique."""
+_engine: Engine | None = None
+"""The independent engine that defends, started once per worker process."""
 
 
 @dataclass(frozen=True)
@@ -69,11 +80,23 @@ class Start:
     """An endgame position: variant, OTN position, the game and ply it came from, (for a real
     game's position) who won that game, and (where its maker has asked) ``lost_at_start``."""
 
-    variant: str
+    variant: Any
+    """A variant's name, or its rules."""
     position: str
     source: str
     real_winner: Side | None = None
     lost: bool | None = None
+
+    def as_engine_plays(self) -> Start:
+        """This start in the variant as OpenTafl plays its rules string (repetition, above all,
+        which OpenTafl cannot score as a loss for the defenders)."""
+        return replace(self, variant=as_opentafl_plays(Game(self.variant).rules))
+
+    def game(self) -> Game:
+        """The game from this position, the attackers to move; it starts there (the engine is
+        sent the position as the start of the game)."""
+        rules = Game(self.variant).rules
+        return Game(replace(rules, start=self.position, first=Side.ATTACKERS))
 
 
 @dataclass(frozen=True)
@@ -212,11 +235,24 @@ def judge(start: Start) -> Verdict:
     return Verdict(lost=lost, held=held_at_start(start))
 
 
+def _start_engine(command: str | None) -> None:
+    global _engine
+    if command is not None:
+        _engine = Engine(command)
+
+
 def play_out(start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:
-    """The AI against itself from ``start``, attackers to move."""
-    game = Game.from_position(start.variant, start.position, Side.ATTACKERS)
+    """The AI against itself (or the engine defending) from ``start``, attackers to move."""
+    game = start.game()
     while game.outcome is None and len(game.history) < plies:
-        game.push(pace.move(game))
+        if _engine is not None and game.turn is Side.DEFENDERS:
+            try:
+                move = _engine.move(game, pace.seconds)
+            except EngineFailed as failure:
+                return Result(start, None, len(game.history), FAILED, str(failure), verdict)
+        else:
+            move = pace.move(game)
+        game.push(move)
     outcome = game.outcome
     plies, final = len(game.history), game.position()
     if outcome is None:
@@ -288,15 +324,21 @@ def main() -> int:
     parser.add_argument(
         "--show", action="store_true", help="list each position the attackers did not convert"
     )
+    parser.add_argument(
+        "--engine", help="this independent engine's command defends (bench/arena.py's protocol)"
+    )
     args = parser.parse_args()
     if not all(n > 0 for n in (args.time, args.plies, args.limit, args.processes, args.seeds)):
         parser.error("--time, --plies, --limit, --processes and --seeds take positive numbers")
     if args.nodes < 0:
         parser.error("--nodes takes a positive number (or 0: --time)")
     paces = [Pace(args.time, args.nodes, seed) for seed in range(args.seeds)]
+    if args.engine and args.nodes:
+        parser.error("--engine thinks by time: give --time, not --nodes")
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
+    players = f"the AI against {args.engine!r}" if args.engine else "the AI against itself"
     print(
-        f"the AI against itself, {budget} a move, {args.seeds} game(s) from each position "
+        f"{players}, {budget} a move, {args.seeds} game(s) from each position "
         f"(seeds), at most {args.plies} plies, from "
         f"positions with the king and at most {args.men} defenders against at least "
         f"{args.attackers} attackers (attackers to move)"
@@ -311,15 +353,22 @@ def main() -> int:
     for variant in filter(None, args.random.split(",")):
         randoms = list(random_endgames(variant, args.men, args.attackers, args.limit))
         groups.append((f"{variant} (random)", randoms))
+    if args.engine:
+        groups = [(label, [s.as_engine_plays() for s in positions]) for label, positions in groups]
     started = time.perf_counter()
     everything: list[Result] = []
-    with ProcessPoolExecutor(args.processes) as pool:
+    with ProcessPoolExecutor(
+        args.processes, initializer=_start_engine, initargs=(args.engine,)
+    ) as pool:
         for label, positions in groups:
             verdicts = list(pool.map(judge, positions))
             starts = [start for start in positions for _ in paces]
             runs = paces * len(positions)
             judged = [verdict for verdict in verdicts for _ in paces]
             results = list(pool.map(play_out, starts, runs, [args.plies] * len(starts), judged))
+            for failed in [r for r in results if r.reason == FAILED]:
+                print(f"  left out, {failed.start.source}: the engine failed: {failed.final}")
+            results = [r for r in results if r.reason != FAILED]
             everything += results
             won = [r for r in results if r.winner is Side.ATTACKERS]
             lost = [r for r in results if r.winner is Side.DEFENDERS]

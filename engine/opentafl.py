@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, TypeVar
 
 from engine.errors import PositionError, RulesError, shorten
@@ -399,10 +399,13 @@ _KEYS: tuple[_Key, ...] = (
     _Key("efe", "n", *_field("exit_fort", _yes_no, _yn)),
     _Key("ber", "n", _check(_only("n", "berserk moves"))),
     _Key("linc", "n", *_field("linnaean_capture", _yes_no, _yn)),
-    # Our own entries (module docstring):
+)
+_OWN_KEYS: tuple[_Key, ...] = (
     _Key("edge", "n", *_field("edge_hostile", _yes_no, _yn)),
     _Key("lkc", "n", *_field("lone_king_captured_on_edge", _yes_no, _yn)),
 )
+"""Our own entries (module docstring), which OpenTafl ignores."""
+_KEYS += _OWN_KEYS
 _BY_NAME = {key.name: key for key in _KEYS}
 _SPECIAL = ("dim", "name", "start")
 
@@ -443,6 +446,17 @@ def _read_rules(text: str) -> Rules:
         source="OpenTafl rules string",
         **fields,
     )
+
+
+def as_opentafl_plays(rules: Rules) -> Rules:
+    """``rules`` as OpenTafl plays their rules string: without our own entries, which it
+    ignores, and with a third repetition a draw where ours makes it a loss for the defenders."""
+    fields: dict[str, Any] = {}
+    for key in _OWN_KEYS:
+        fields.update(key.read(key.default, rules.size))
+    if rules.repetition is Repetition.DEFENDERS_LOSE:
+        fields["repetition"] = Repetition.DRAW
+    return replace(rules, **fields)
 
 
 def rules_to_opentafl(rules: Rules) -> str:

@@ -10,7 +10,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import Game
-from engine.opentafl import parse_position, rules_from_opentafl, rules_to_opentafl
+from engine.opentafl import (
+    as_opentafl_plays,
+    parse_position,
+    rules_from_opentafl,
+    rules_to_opentafl,
+)
 from engine.presets import PRESETS, TABLUT_LINNAEAN
 from engine.rules import Escape, KingStrength, Repetition, Rules, ThroneStop
 from engine.types import Piece, Side, square_name
@@ -115,6 +120,19 @@ def test_corner_list_and_our_own_entries() -> None:
     assert rules.corners == {"a1", "a2", "b1", "b2"}
     assert rules.edge_hostile and rules.lone_king_captured_on_edge
     assert rules.repetition is Repetition.DEFENDERS_LOSE
+
+
+def test_as_opentafl_plays_our_own_entries() -> None:
+    ours = brandubh("edge:y lkc:y tfr:dl ks:w")
+    played = as_opentafl_plays(ours)
+    assert not played.edge_hostile and not played.lone_king_captured_on_edge
+    assert played.repetition is Repetition.DRAW
+    assert played == dataclasses.replace(
+        ours, edge_hostile=False, lone_king_captured_on_edge=False, repetition=Repetition.DRAW
+    )
+    assert as_opentafl_plays(brandubh("tfr:w")).repetition is Repetition.REPEATER_LOSES
+    copenhagen = rules_to_opentafl(as_opentafl_plays(PRESETS["copenhagen"]))
+    assert "tfr:" not in copenhagen and "efe:y" in copenhagen  # a draw is OpenTafl's default
 
 
 @pytest.mark.parametrize(
