@@ -16,7 +16,8 @@ from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per
 (``--book``): the AI with its opening book (engine/book.py) plays the same AI without it, from
 the variant's start instead of a random opening, at ``--seconds`` per move. Engine
 (``--engine``): this AI against an independent engine, both at ``--seconds`` per move, our
-engine refereeing. The engine is a command that reads lines and answers each with one line:
+engine refereeing the variant as the engine reads its OpenTafl rules string (without our own
+entries, repetition a draw: printed where that differs). The engine is a command that reads lines and answers each with one line:
 ``rules <OpenTafl rules string>`` (a new game; ``ok``), ``moves <the game's moves from its
 start, in OpenTafl notation>`` (``ok``, or ``error <why>``), ``position`` (``position <the board
 in OpenTafl's notation>``, which must be ours) and ``think <seconds>`` (``move <a1-a4>``: its
@@ -50,7 +51,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from types import ModuleType
 
@@ -58,10 +59,10 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.ai import OPENING_PLIES, ai_player, load_old_ai, random_position  # noqa: E402
-from engine import VARIANTS, Game, Move, TaflError  # noqa: E402
+from engine import VARIANTS, Game, Move, Rules, TaflError  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.ai import LEVELS, Level, choose_move_at  # noqa: E402
-from engine.opentafl import rules_to_opentafl  # noqa: E402
+from engine.opentafl import as_opentafl_plays, rules_to_opentafl  # noqa: E402
 from engine.record import to_opentafl_record  # noqa: E402
 
 TARGET = 0.70
@@ -282,6 +283,19 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1) + 0.0
 
 
+def _as_engine_plays(variant: str) -> str:
+    """``variant`` as the independent engine plays it: the OpenTafl rules string it is sent,
+    which leaves out our own entries and reads our repetition rule as a draw (printed where
+    that differs from the variant), so that both engines referee the same game."""
+    rules = Game(variant).rules
+    played = as_opentafl_plays(rules)
+    differ = [f.name for f in fields(Rules) if getattr(rules, f.name) != getattr(played, f.name)]
+    if not differ:
+        return variant
+    print(f"{rules.name}: played as the engine reads its rules string, {', '.join(differ)} apart")
+    return rules_to_opentafl(played)
+
+
 def _row(label: str, tally: Tally) -> str:
     games = tally.wins + tally.draws + tally.losses
     return (
@@ -362,6 +376,7 @@ def main() -> None:
         pairings = [("new", ENGINE)]
         print(f"new = engine/ai.py (working tree), {ENGINE} = {args.engine}, ", end="")
         print(f"{args.seconds} s per move")
+        args.variants = [_as_engine_plays(variant) for variant in args.variants]
     elif args.book:
         pairings = [("book", "no book")]
         print(f"engine/ai.py with its opening book against without, {args.seconds} s per move,")
@@ -399,10 +414,15 @@ def main() -> None:
         for variant in args.variants:
             here = [r for r in mine if r.task.variant == variant]
             label = variant if variant in VARIANTS else Game(variant).rules.name
+            if not here:
+                print(f"{stronger} v {weaker}, {label}: no game counted")
+                continue
             print(_row(f"{stronger} v {weaker}, {label}", Tally.of(here)))
             for side in sorted({r.first_side for r in here}):
                 as_side = [r for r in here if r.first_side == side]
                 print(_row(f"  {stronger} as {side}", Tally.of(as_side)))
+        if not mine:
+            continue
         totals.append((stronger, Tally.of(mine)))
         print(_row(f"{stronger} v {weaker}, all", totals[-1][1]))
         for r in mine:
