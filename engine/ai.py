@@ -142,7 +142,8 @@ counts them:
   capture him;
 - king guard: per defender next to the king; corner guard: per attacker two or three steps from
   a corner;
-- king shut in: no square free of attackers leads from the king to an escape square; king room:
+- king shut in: no square free of attackers leads from the king to an escape square (weighed
+  more on larger boards, ``_weights_for``); king room:
   per square of that region (his room while the ring holds); ways out: per corner (or side of
   the board, where the whole edge is an escape) the region reaches; open corner guard: per
   attacker two or three steps from a corner the region reaches (where the ring is still open);
@@ -179,7 +180,10 @@ weigh a lone king. With the fitted weights throughout,
 the AI scored 46.7% against the AI before them in Copenhagen (30 games, 1 s a move); with these
 throughout, 61.7%, but it converted fewer lone-king endgames (13 or 14 of 19, against 15 or 16).
 The open corner guards took Copenhagen from 58.3% to 65.8% against the AI of issue 13 (60 games
-each, 1 s a move): as attackers 19 draws and 11 losses in 30 games, against 11 and 19."""
+each, 1 s a move): as attackers 19 draws and 11 losses in 30 games, against 11 and 19. Until
+``_weights_for`` weighed shutting the king in by the board's size, these weights (and the fitted
+ones) scored a king shut in with more than 63 squares of room above one with a corner still open,
+the likely cause of the last corner left open."""
 ENCIRCLING_WEIGHTS: dict[str, int] = FITTED_WEIGHTS | {"edge room": -30}
 """The evaluation of a lone king on a board larger than 7x7 where the attackers also win by
 encirclement (Copenhagen, Fetlar): the fitted weights, and the edge squares of his region
@@ -708,8 +712,8 @@ class _Tafl(_Kind):
             ending = FITTED_WEIGHTS
             if n > SMALL_BOARD and rules.encirclement:
                 ending = ENCIRCLING_WEIGHTS
-        self.weights = tuple(weights[term] for term in TAFL_TERMS)
-        self.ending_weights = tuple(ending[term] for term in TAFL_TERMS)
+        self.weights = _weights_for(weights, n)
+        self.ending_weights = _weights_for(ending, n)
         """The weights with the king alone: the evaluation slides from ``weights`` to these as
         the defenders' men fall (a tapered evaluation)."""
         self.tapered = self.ending_weights != self.weights
@@ -1050,6 +1054,17 @@ class _Tafl(_Kind):
             return self._king_takeable()
         att, dfd, king = game.bitboards
         return self._king_lines(king, att | dfd | self.geometry.bit[king])[0] > 0
+
+
+def _weights_for(weights: dict[str, int], size: int) -> tuple[int, ...]:
+    """``weights`` in the order of TAFL_TERMS, for a board of ``size``: with "king shut in"
+    at most "ways out" less "king room" per square of the board, so that no room, however
+    large, makes shutting the king in look worse than leaving him a way out (by the fitted
+    weights, from 7x7 boards, a room of 64 squares or more did; an 11x11 king has up to 121)."""
+    sized = dict(weights)
+    room = weights["king room"] * size * size
+    sized["king shut in"] = min(weights["king shut in"], weights["ways out"] - room)
+    return tuple(sized[term] for term in TAFL_TERMS)
 
 
 def _guard_squares(g: Geometry, corners: Bitboard, excluded: Bitboard) -> Bitboard:

@@ -145,6 +145,33 @@ def test_the_open_corner_guards_guard_the_corners_the_king_still_reaches(
     assert (counted["ways out"], counted["open corner guard"]) == (ways_out, open_guards)
 
 
+# Copenhagen, a lone king on the throne: the a11, k11 and k1 corners are shut off; b5-b2 shuts
+# off a1, the last, and the king with it, in a region of 97 squares.
+LAST_CORNER_OPEN = "a9 b10 c11 i11 j10 k9 i1 j2 k3 a3 c1"
+
+
+@pytest.mark.parametrize("variant", ["copenhagen", "fetlar", "hnefatafl"])
+@pytest.mark.parametrize("defenders", ["", "e5 g7", "e5 f5 g5 e7 f7 g7"])
+def test_shutting_the_king_in_outweighs_any_room_he_keeps(variant: str, defenders: str) -> None:
+    """The fitted weights count a shut-in king's room, and a region of more than 64 squares
+    outweighed the way out it closed; on an 11x11 board it has up to 121."""
+    games = {
+        where: Game.from_position(
+            variant, position(11, "f6", defenders, f"{LAST_CORNER_OPEN} {where}"), "defenders"
+        )
+        for where in ("b5", "b2")
+    }
+    assert isinstance(shut := games["b2"], TaflGame) and isinstance(games["b5"], TaflGame)
+    assert (terms_of(shut)["king shut in"], terms_of(shut)["king room"]) == (1, 97)
+    assert _Tafl(shut).evaluate(0) < _Tafl(games["b5"]).evaluate(0)
+
+
+def test_the_attackers_shut_off_the_last_corner() -> None:
+    layout = position(11, "f6", "", f"{LAST_CORNER_OPEN} b5")
+    game = Game.from_position("copenhagen", layout, "attackers")
+    assert chosen(game, 2) == "b5-b2"
+
+
 @pytest.mark.parametrize(
     ("defenders", "attackers", "edge_room"),
     [
