@@ -8,22 +8,22 @@
     python bench/arena.py [...] --records games/   # and each game's record (OpenTafl's format)
     python bench/arena.py [...] --rules "dim:7 esc:e start:/3t3/..."  # an OpenTafl rules string too
 
-Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per
-variant; the levels that search by time (no depth limit) think ``--time-scale`` times their own
-time, so that a short run keeps their ratio (the others stop at their depth as they would).
-Versions (``--old``): engine/ai.py as it is plays engine/ai.py as it was at that commit (loaded
-from git as bench/ai.py does), both through ``choose_move`` at ``--seconds`` per move. Book
-(``--book``): the AI with its opening book (engine/book.py) plays the same AI without it, from
-the variant's start instead of a random opening, at ``--seconds`` per move. Engine
-(``--engine``): this AI against an independent engine, both at ``--seconds`` per move, our
-engine refereeing the variant as the engine reads its OpenTafl rules string (without our own
-entries, repetition a draw: printed where that differs). The engine is a command that reads lines and answers each with one line:
-``rules <OpenTafl rules string>`` (a new game; ``ok``), ``moves <the game's moves from its
-start, in OpenTafl notation>`` (``ok``, or ``error <why>``), ``position`` (``position <the board
-in OpenTafl's notation>``, which must be ours) and ``think <seconds>`` (``move <a1-a4>``: its
-move for the side to move); it ends when its input does. A move our engine refuses, a board
-that differs from ours (the two read the rules apart) or an engine that fails leaves the game
-out of the scores, and is printed.
+Levels: each level of engine/ai.py's LEVELS plays the one below it, ``--games`` games per variant;
+the levels that search by time (no depth limit) think ``--time-scale`` times their own time, so
+that a short run keeps their ratio (the others stop at their depth as they would). Versions
+(``--old``): engine/ai.py as it is plays engine/ai.py as it was at that commit (loaded from git as
+bench/ai.py does), both through ``choose_move`` at ``--seconds`` per move. Book (``--book``): the
+AI with its opening book (engine/book.py) plays the same AI without it, from the variant's start
+instead of a random opening, at ``--seconds`` per move. Engine (``--engine``): this AI against an
+independent engine, both at ``--seconds`` per move, our engine refereeing the variant as the engine
+reads its OpenTafl rules string (without our own entries, repetition a draw: printed where that
+differs). The engine is a command that reads lines and answers each with one line: ``rules
+<OpenTafl rules string>`` (a new game; ``ok``), ``moves <the game's moves from its start, in
+OpenTafl notation>`` (``ok``, or ``error <why>``), ``position`` (``position <the board in
+OpenTafl's notation>``, which must be ours) and ``think <seconds>`` (``move <a1-a4>``: its move for
+the side to move); it ends when its input does. A move our engine refuses, a board that differs
+from ours (the two read the rules apart) or an engine that fails leaves the game out of the scores,
+and is printed.
 
 Games come in pairs from the same random two-ply opening with the sides swapped; a game still
 running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
