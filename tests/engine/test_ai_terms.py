@@ -6,6 +6,7 @@ flipped (or the quiescence is turned off)."""
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import pytest
 
@@ -18,7 +19,10 @@ from engine.ai import (
     choose_move,
 )
 from engine.opentafl import format_position
+from engine.record import parse_data_line
 from engine.types import parse_square
+
+DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def position(size: int, king: str, defenders: str, attackers: str) -> str:
@@ -199,6 +203,52 @@ def test_a_lone_king_s_edge_room_is_weighed_where_the_attackers_may_encircle(
     assert isinstance(game, TaflGame) and game.rules.encirclement == weighed
     counted = dict(zip(TAFL_TERMS, _Tafl(game).ending_weights, strict=True))
     assert (counted["edge room"] != 0) == weighed
+
+
+# Copenhagen; the king on the edge at f1 with e1 and g1 free beside him: the wall of a fort
+# around them is d1, e2, f2, g2 and h1.
+@pytest.mark.parametrize(
+    ("variant", "king", "defenders", "attackers", "fort"),
+    [
+        ("copenhagen", "f1", "d1 e2 f2", "a6 k6 f11", 3),
+        ("copenhagen", "f1", "d1 e2 f2 g2 h1 j5", "a6 k6 f11", 5),  # j5 is not in the wall
+        ("copenhagen", "f1", "d1 e2 f2", "h1 k6 f11", 0),  # an attacker in the wall
+        ("copenhagen", "f1", "e1 e2 f2", "a6 k6 f11", 2),  # e1 taken: the wall is e1 f2 g2 h1
+        ("copenhagen", "f2", "e2 g2 f3", "a6 k6 f11", 0),  # the king off the edge
+        ("fetlar", "f1", "d1 e2 f2", "a6 k6 f11", 0),  # no exit forts in Fetlar
+    ],
+)
+def test_the_fort_wall_counts_the_defenders_around_the_king_on_the_edge(
+    variant: str, king: str, defenders: str, attackers: str, fort: int
+) -> None:
+    game = Game.from_position(variant, position(11, king, defenders, attackers), "attackers")
+    assert terms_of(game)["king fort"] == fort
+
+
+def test_the_defenders_build_the_exit_fort_of_a_real_game() -> None:
+    """Three of their moves before the exit fort that ended real Copenhagen game 451, the
+    defenders at depth 2 build one within 20 plies in most games (8 of 10 seeds; without the
+    fort's wall in none)."""
+    line = (DATA / "copenhagen.csv").read_text(encoding="utf-8").splitlines()[450]
+    moves = [recorded.move for recorded in parse_data_line(line).moves]
+    game = Game("copenhagen")
+    for move in moves:
+        if game.outcome is not None:
+            break
+        game.play(move)
+    assert game.outcome is not None and game.outcome.reason is Reason.EXIT_FORT
+    start = len(game.history) - 5
+    forts = 0
+    for seed in range(10):
+        while len(game.history) > start:
+            game.undo()
+        assert game.turn is Side.DEFENDERS
+        for ply in range(20):
+            if game.outcome is not None:
+                break
+            game.push(choose_move(game, depth=2, time_limit=60, seed=seed * 100 + ply, book=False))
+        forts += game.outcome is not None and game.outcome.reason is Reason.EXIT_FORT
+    assert forts >= 6
 
 
 @pytest.mark.parametrize(("attacker", "fork"), [("c4", 1), ("c3", 0)])
