@@ -110,7 +110,9 @@ def main() -> int:
     parser.add_argument("--plies", type=int, default=60, help="plies before a game counts open")
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--old", help="the defenders play engine/ai.py as at this commit")
-    parser.add_argument("--show", action="store_true", help="list the games the defenders won not")
+    parser.add_argument(
+        "--show", action="store_true", help="list the games the defenders did not win"
+    )
     args = parser.parse_args()
     if not all(n > 0 for n in (args.before, args.plies, args.processes, args.time)):
         parser.error("--before, --plies, --processes and --time take positive numbers")
