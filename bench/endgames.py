@@ -27,13 +27,15 @@ lone-king positions within 60 plies.
 With ``--engine CMD`` the defenders are an independent engine instead (bench/arena.py's
 protocol), at the same time a move, and the game is played as the engine plays the rules: the
 position is sent as its start, and repetition counts as the engine's rules string says (OpenTafl
-reads Copenhagen's "a third repetition loses for the defenders" as a draw). A game the engine
-fails in, or whose board differs from ours, is printed and left out.
+reads Copenhagen's "a third repetition loses for the defenders" as a draw). With
+``--engine-attacks`` the engine takes the attackers and the AI defends: the same positions, to
+compare our technique with the engine's. A game the engine fails in, or whose board differs from
+ours, is printed and left out.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
 [--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
 [--random brandubh,tablut,copenhagen] [--positions FILE] [--processes 2] [--show]
-[--engine CMD]``.
+[--engine CMD [--engine-attacks]]``.
 """
 
 from __future__ import annotations
@@ -73,7 +75,9 @@ VARIANTS = {"copenhagen": DATA / "copenhagen.csv", "brandubh": DATA / "brandubh.
 FAILED = "engine failed"
 """The reason of a game the independent engine failed in: it tells nothing of technique."""
 _engine: Engine | None = None
-"""The independent engine that defends, started once per worker process."""
+"""The independent engine, started once per worker process."""
+_engine_side = Side.DEFENDERS
+"""The side it plays."""
 
 
 @dataclass(frozen=True)
@@ -249,17 +253,17 @@ def judge(start: Start) -> Verdict:
     return Verdict(lost=lost, held=held_at_start(start))
 
 
-def _start_engine(command: str | None) -> None:
-    global _engine
+def _start_engine(command: str | None, side: Side) -> None:
+    global _engine, _engine_side
     if command is not None:
-        _engine = Engine(command)
+        _engine, _engine_side = Engine(command), side
 
 
 def play_out(start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:
-    """The AI against itself (or the engine defending) from ``start``, attackers to move."""
+    """The AI against itself (or against the engine) from ``start``, attackers to move."""
     game = start.game()
     while game.outcome is None and len(game.history) < plies:
-        if _engine is not None and game.turn is Side.DEFENDERS:
+        if _engine is not None and game.turn is _engine_side:
             try:
                 move = _engine.move(game, pace.seconds)
             except EngineFailed as failure:
@@ -286,7 +290,8 @@ def _print_convertible(results: list[Result]) -> None:
         f"  {lost} games are lost at the start (a {LOST_DEPTH}-ply search finds a forced win "
         f"for the defenders) and {held} more held (a proof that the king escapes or the game "
         f"comes round to a draw by repetition, whatever the attackers play); of the other "
-        f"{len(playable)}, the AI converted {converted} ({converted / max(1, len(playable)):.0%})"
+        f"{len(playable)}, the attackers converted {converted} "
+        f"({converted / max(1, len(playable)):.0%})"
     )
 
 
@@ -299,8 +304,8 @@ def _print_real_split(results: list[Result]) -> None:
     others = len(results) - len(won_for_real)
     print(
         f"  of the {len(won_for_real)} games from positions the attackers won in the real game, "
-        f"the AI converted {converted} ({converted / len(won_for_real):.0%}); the other {others} "
-        "were won by the defenders or left undecided"
+        f"the attackers converted {converted} ({converted / len(won_for_real):.0%}); the other "
+        f"{others} were won by the defenders or left undecided"
     )
 
 
@@ -344,6 +349,11 @@ def main() -> int:
     parser.add_argument(
         "--engine", help="this independent engine's command defends (bench/arena.py's protocol)"
     )
+    parser.add_argument(
+        "--engine-attacks",
+        action="store_true",
+        help="the engine takes the attackers instead, and the AI defends",
+    )
     args = parser.parse_args()
     if not all(n > 0 for n in (args.time, args.plies, args.limit, args.processes, args.seeds)):
         parser.error("--time, --plies, --limit, --processes and --seeds take positive numbers")
@@ -352,8 +362,15 @@ def main() -> int:
     paces = [Pace(args.time, args.nodes, seed) for seed in range(args.seeds)]
     if args.engine and args.nodes:
         parser.error("--engine thinks by time: give --time, not --nodes")
+    if args.engine_attacks and not args.engine:
+        parser.error("--engine-attacks needs --engine")
+    engine_side = Side.ATTACKERS if args.engine_attacks else Side.DEFENDERS
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
-    players = f"the AI against {args.engine!r}" if args.engine else "the AI against itself"
+    players = "the AI against itself"
+    if args.engine:
+        players = f"the AI against {args.engine!r}"
+        if args.engine_attacks:
+            players = f"{args.engine!r} attacking against the AI"
     print(
         f"{players}, {budget} a move, {args.seeds} game(s) from each position "
         f"(seeds), at most {args.plies} plies, from "
@@ -377,7 +394,7 @@ def main() -> int:
     started = time.perf_counter()
     everything: list[Result] = []
     with ProcessPoolExecutor(
-        args.processes, initializer=_start_engine, initargs=(args.engine,)
+        args.processes, initializer=_start_engine, initargs=(args.engine, engine_side)
     ) as pool:
         for label, positions in groups:
             verdicts = list(pool.map(judge, positions))
