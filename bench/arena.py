@@ -95,6 +95,14 @@ class Engine:
             bufsize=1,
         )
 
+    def close(self) -> None:
+        """End its input, and wait for it to exit."""
+        if self._process.stdin is not None:
+            self._process.stdin.close()
+        self._process.wait()
+        if self._process.stdout is not None:
+            self._process.stdout.close()
+
     def ask(self, line: str) -> str:
         """Send ``line``; the engine's one-line answer."""
         assert self._process.stdin is not None and self._process.stdout is not None
