@@ -49,6 +49,7 @@ from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -57,7 +58,8 @@ sys.path.insert(0, str(ROOT))
 from bench.arena import Engine, EngineFailed, wilson  # noqa: E402
 from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
-from engine.ai import _WON, NodeClock, Search, _immediate_win, _Tafl, choose_move  # noqa: E402
+from engine import ai as current_ai  # noqa: E402
+from engine.ai import _WON, Search, _immediate_win, _Tafl  # noqa: E402
 from engine.opentafl import as_opentafl_plays, format_position  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
 from engine.tafl import tables_for  # noqa: E402
@@ -113,11 +115,15 @@ class Pace:
     nodes: int = 0
     seed: int = 0
 
-    def move(self, game: Game) -> Move:
+    def move(self, game: Game, ai: ModuleType = current_ai) -> Move:
+        """``ai``'s move (engine/ai.py, or an older one loaded from git) at this pace."""
         seed = self.seed * 10_000 + len(game.history)
+        move: Move
         if self.nodes:
-            return choose_move(game, time_limit=self.nodes, seed=seed, clock=NodeClock())
-        return choose_move(game, time_limit=self.seconds, seed=seed)
+            move = ai.choose_move(game, time_limit=self.nodes, seed=seed, clock=ai.NodeClock())
+        else:
+            move = ai.choose_move(game, time_limit=self.seconds, seed=seed)
+        return move
 
 
 @dataclass(frozen=True)

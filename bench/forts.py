@@ -31,6 +31,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.ai import load_old_ai  # noqa: E402
 from bench.arena import wilson  # noqa: E402
+from bench.endgames import Pace  # noqa: E402
 from engine import Game, Move, Reason, Side  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.record import parse_data_line  # noqa: E402
@@ -81,21 +82,14 @@ def _start_worker(old: str | None) -> None:
         _defenders = load_old_ai(old)
 
 
-def play_out(start: Start, nodes: int, seconds: float, plies: int) -> Result:
+def play_out(start: Start, pace: Pace, plies: int) -> Result:
     """The AI on both sides from ``start`` (the defenders as ``_defenders``)."""
     game = Game("copenhagen")
     for move in start.moves:
         game.push(move)
     first = len(game.history)
     while game.outcome is None and len(game.history) - first < plies:
-        module = _defenders if game.turn is Side.DEFENDERS else current_ai
-        seed = len(game.history)
-        if nodes:
-            clock = module.NodeClock()
-            move = module.choose_move(game, time_limit=nodes, seed=seed, clock=clock)
-        else:
-            move = module.choose_move(game, time_limit=seconds, seed=seed)
-        game.push(move)
+        game.push(pace.move(game, _defenders if game.turn is Side.DEFENDERS else current_ai))
     played = len(game.history) - first
     if game.outcome is None:
         return Result(start, None, "open", played, game.position())
@@ -127,14 +121,10 @@ def main() -> int:
         f"{budget} a move, at most {args.plies} plies"
     )
     started = time.perf_counter()
-    count = len(starts)
+    count, pace = len(starts), Pace(args.time, args.nodes)
     workers = ProcessPoolExecutor(args.processes, initializer=_start_worker, initargs=(args.old,))
     with workers as pool:
-        results = list(
-            pool.map(
-                play_out, starts, [args.nodes] * count, [args.time] * count, [args.plies] * count
-            )
-        )
+        results = list(pool.map(play_out, starts, [pace] * count, [args.plies] * count))
     won = [r for r in results if r.winner is Side.DEFENDERS]
     lost = [r for r in results if r.winner is Side.ATTACKERS]
     low, high = wilson(len(won) / len(results), len(results)) if results else (0.0, 0.0)
