@@ -89,6 +89,13 @@ and a repetition throws it away. A draw is otherwise worth 0."""
 FUTILITY_MARGINS = (0, 100, 250)
 """At depth 1 and 2 of a zero-window search, a position whose evaluation is this far below what
 the side to move needs tries only its forcing moves (the quiet ones are taken as futile)."""
+LATE_MOVES = {1: 10, 2: 20}
+"""By depth: the most quiet moves the attackers try at a node of their own search, one or two
+plies from the leaves (their many men give them several times the defenders' moves; the best
+come first, by history). A Copenhagen ending's depth 4 took a fifth of the nodes. At 20,000 nodes
+a move against the same defence, the attackers converted 25 of 40 Copenhagen endings with two
+defenders or fewer (19 without the cap) and 52 of 57 lone kings (50); in full Copenhagen games
+at 1 s a move it scored 51.3% against the AI without it (40 games)."""
 REDUCE_FROM_DEPTH = 3
 REDUCE_AFTER = 4
 """From this depth on, quiet moves after this many tried are first searched a ply shallower
@@ -308,7 +315,8 @@ move alone (the score depended on the path)."""
 class Search:
     """One search over ``game`` until ``deadline`` (a reading of ``clock``). ``table``,
     ``ordering``, ``quiescence``, ``reductions``, ``threats`` (answered at the leaves), ``checks``
-    (made at the leaves) and ``null_moves`` off give a plain alpha-beta."""
+    (made at the leaves), ``null_moves`` and ``futility`` (with which goes the cap on the attackers'
+    late moves) off give a plain alpha-beta."""
 
     def __init__(
         self,
@@ -347,6 +355,11 @@ class Search:
         self.kind = _kind_of(game)
         self.use_null = null_moves and self.kind.passes_are_safe
         self.use_futility = futility and ordering
+        self.capped_side = (
+            Side.ATTACKERS if self.use_futility and game.turn is Side.ATTACKERS else None
+        )
+        """The side whose late quiet moves near the leaves are capped (``LATE_MOVES``): the
+        attackers, in their own search only (a search never leaves out its opponent's moves)."""
         self.scores_repetition = game.repetition_outcome() is not None
         """Whether the rules end a game on repetition (not when they ignore it)."""
         self.attackers_draw = self.kind.attackers_draw()
@@ -475,10 +488,16 @@ class Search:
         repetitions = self.repetitions
         best_score, best_move = -WIN - 1, None
         reduce_from = REDUCE_AFTER if self.use_reductions and depth >= REDUCE_FROM_DEPTH else -1
+        late = LATE_MOVES.get(depth, -1) if game.turn is self.capped_side else -1
+        quiet_tried = 0
         for index, (move, quiet) in enumerate(self._moves(entry[3] if entry else None, ply, depth)):
             if futile and quiet:
                 best_score = max(best_score, alpha)
                 break  # the quiet moves come last: none of them can reach alpha
+            if quiet:
+                quiet_tried += 1
+                if quiet_tried > late >= 0 and best_move is not None and abs(alpha) < _WON:
+                    break  # the attackers' late quiet moves near the leaves
             if index == 0:
                 score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
             else:

@@ -615,12 +615,31 @@ def test_the_table_keeps_only_the_move_of_a_score_found_through_a_repetition() -
     fresh = Game.from_position(COPENHAGEN, game.position(), game.turn)
     entries = []
     for position in (game, fresh):
-        search = Search(position, time.perf_counter() + 60)
+        search = Search(position, time.perf_counter() + 60, futility=False)
         search._negamax(1, -WIN - 1, WIN + 1, 0)  # a full window: every move is searched
         entries.append(search.table[search.kind.key()])
     (depth, _, _, move), (fresh_depth, _, _, fresh_move) = entries
     assert (depth, str(move)) == (-1, "h9-h8")
     assert fresh_depth == 1 and str(fresh_move) != "h9-h8"
+
+
+@pytest.mark.parametrize("variant", ["brandubh", "tablut", "copenhagen"])
+def test_the_attackers_try_few_late_quiet_moves_in_their_own_search_only(
+    variant: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Near its leaves the attackers' search tries only their first quiet moves (LATE_MOVES):
+    fewer nodes to the same depth. A search for the defenders is node for node the same with
+    or without the limit: it never leaves out a move of the side it plays against."""
+    games = [played_in(variant, plies, seed) for seed in range(3) for plies in (10, 11)]
+    limited = [searched(game, 3) for game in games]
+    monkeypatch.setattr("engine.ai.LATE_MOVES", {})
+    full = [searched(game, 3) for game in games]
+    for game, with_limit, without in zip(games, limited, full, strict=True):
+        if game.turn is Side.DEFENDERS:
+            assert with_limit == without
+    attackers = [i for i, game in enumerate(games) if game.turn is Side.ATTACKERS]
+    assert len(attackers) == 3
+    assert sum(limited[i][2] for i in attackers) < sum(full[i][2] for i in attackers)
 
 
 # -- threats answered at the leaves, passes --------------------------------------------------------
