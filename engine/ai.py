@@ -494,9 +494,9 @@ class Search:
             if futile and quiet:
                 best_score = max(best_score, alpha)
                 break  # the quiet moves come last: none of them can reach alpha
-            if quiet:
+            if quiet and late >= 0:
                 quiet_tried += 1
-                if quiet_tried > late >= 0 and best_move is not None and abs(alpha) < _WON:
+                if quiet_tried > late and best_move is not None and abs(alpha) < _WON:
                     break  # the attackers' late quiet moves near the leaves
             if index == 0:
                 score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
