@@ -205,6 +205,39 @@ def test_a_lone_king_s_edge_room_is_weighed_where_the_attackers_may_encircle(
     assert (counted["edge room"] != 0) == weighed
 
 
+@pytest.mark.parametrize(
+    ("variant", "size", "attackers", "neighbours"),
+    [
+        # a2, b1, k2 and j11 touch a corner; b2 (diagonal) and c1 (two steps) do not.
+        ("copenhagen", 11, "a2 b1 k2 j11 b2 c1 f11", 4),
+        ("brandubh", 7, "a2 b7 g6 f1 b2 c1", 4),
+        ("tablut", 9, "a2 b1 i8", 0),  # the king escapes to the edge: no corners
+    ],
+)
+def test_the_corner_neighbours_count_the_attackers_next_to_a_corner(
+    variant: str, size: int, attackers: str, neighbours: int
+) -> None:
+    king = "f6" if size == 11 else ("e5" if size == 9 else "d4")
+    game = Game.from_position(variant, position(size, king, "", attackers), "attackers")
+    assert terms_of(game)["corner neighbour"] == neighbours
+
+
+def test_an_attacker_next_to_a_corner_is_worth_less_to_the_attackers() -> None:
+    """Copenhagen, the king on the throne among his men: the same man on b1, next to the a1
+    corner, or on e1, where no other term sees a difference."""
+    defenders = "d6 e6 g6 h6 f4 f5 f7 f8"
+    worth = {}
+    for square in ("b1", "e1"):
+        layout = position(11, "f6", defenders, f"{square} a6 k6 f11 e11 g11")
+        game = Game.from_position("copenhagen", layout, "defenders")
+        assert isinstance(game, TaflGame)
+        counted = terms_of(game)
+        worth[square] = (_Tafl(game).evaluate(0), counted)
+    differing = {term for term in TAFL_TERMS if worth["b1"][1][term] != worth["e1"][1][term]}
+    assert differing == {"corner neighbour"}
+    assert worth["b1"][0] > worth["e1"][0]  # the defenders to move: better for them
+
+
 # Copenhagen; the king on the edge at f1 with e1 and g1 free beside him: the wall of a fort
 # around them is d1, e2, f2, g2 and h1.
 @pytest.mark.parametrize(
