@@ -512,6 +512,9 @@ class Search:
             if quiet and late >= 0:
                 quiet_tried += 1
                 if quiet_tried > late and best_move is not None and abs(alpha) < _WON:
+                    # The moves left untried may be better: what was found is a bound, not
+                    # a score (a loss found in every move tried is no loss).
+                    best_score = max(best_score, alpha)
                     break  # the attackers' late quiet moves near the leaves
             if index == 0:
                 score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)

@@ -642,6 +642,23 @@ def test_the_attackers_try_few_late_quiet_moves_in_their_own_search_only(
     assert sum(limited[i][2] for i in attackers) < sum(full[i][2] for i in attackers)
 
 
+def test_the_attackers_late_quiet_moves_left_untried_make_no_loss() -> None:
+    """A node that leaves late quiet moves untried (LATE_MOVES) scores no worse than its window:
+    the moves it tried may all lose while one it left out holds. In this Copenhagen ending (from
+    bench/positions/opentafl_endings.txt, game 4a, ten plies on), every move of the attackers
+    searched to depth 5 once scored a loss, and they gave the game away; the full search finds
+    them ahead."""
+    position = "/7t1t1/7t3/5tT3T/11/10t/4t5t/t1T8/11/5t4t/1t9/3tt2tK2/"
+    game = Game.from_position("copenhagen", position, "attackers")
+    full = Search(game, time.perf_counter() + 60, futility=False)
+    full.best_move(game.legal_moves(), 5)
+    limited = Search(game, time.perf_counter() + 60)
+    limited.best_move(game.legal_moves(), 5)
+    assert full.score > 0
+    assert limited.depth_reached == 5
+    assert limited.score > -(WIN - 1_000)
+
+
 # -- threats answered at the leaves, passes --------------------------------------------------------
 
 
