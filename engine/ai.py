@@ -506,16 +506,18 @@ class Search:
         late = LATE_MOVES.get(depth, -1) if game.turn is self.capped_side else -1
         quiet_tried = 0
         for index, (move, quiet) in enumerate(self._moves(entry[3] if entry else None, ply, depth)):
-            if futile and quiet:
-                best_score = max(best_score, alpha)
-                break  # the quiet moves come last: none of them can reach alpha
-            if quiet and late >= 0:
-                quiet_tried += 1
-                if quiet_tried > late and best_move is not None and abs(alpha) < _WON:
-                    # The moves left untried may be better: what was found is a bound, not
-                    # a score (a loss found in every move tried is no loss).
+            if quiet:
+                if late >= 0:
+                    quiet_tried += 1
+                # The quiet moves come last. Futile: none of them can reach alpha. Late: the
+                # attackers' quiet moves near the leaves past their first few. Either way the
+                # moves left untried make what was found a bound, not a score (a loss found in
+                # every move tried is no loss).
+                if futile or (
+                    quiet_tried > late >= 0 and best_move is not None and abs(alpha) < _WON
+                ):
                     best_score = max(best_score, alpha)
-                    break  # the attackers' late quiet moves near the leaves
+                    break
             if index == 0:
                 score = -self._child(move, depth - 1, -beta, -alpha, ply + 1)
             else:
