@@ -229,10 +229,19 @@ def play(task: Task) -> Result:
     if task.records is not None:
         names = {first_side: task.first, first_side.opponent: task.second}
         tags = {str(side): name for side, name in names.items()}
-        variant = re.sub(r"\W+", "_", game.rules.name).strip("_").lower()
-        game_name = f"{variant}-{task.pair}{'b' if task.swap else 'a'}"
-        (task.records / f"{game_name}.txt").write_text(to_opentafl_record(game, tags))
+        write_record(
+            task.records, f"{game.rules.name}-{task.pair}{'b' if task.swap else 'a'}", game, tags
+        )
     return Result(task, score, first_side.value, longest, thinks, over)
+
+
+def write_record(folder: Path, name: str, game: Game, tags: dict[str, str]) -> Path:
+    """``game``'s record (OpenTafl's format, ``tags`` first) written to ``folder``, in a file
+    named after ``name`` (its words joined by underscores, in lower case)."""
+    stem = re.sub(r"[^\w-]+", "_", name).strip("_").lower()
+    path = folder / f"{stem}.txt"
+    path.write_text(to_opentafl_record(game, tags))
+    return path
 
 
 def _start_worker(old_commit: str | None, engine: str | None) -> None:

@@ -35,7 +35,8 @@ ours, is printed and left out.
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
 [--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
 [--random brandubh,tablut,copenhagen] [--positions FILE] [--processes 2] [--show]
-[--engine CMD [--engine-attacks]]``.
+[--engine CMD [--engine-attacks]] [--records DIR]``; ``--records`` writes each game's record
+(OpenTafl's format, from its start position) to a folder, to replay with ``tafl replay``.
 """
 
 from __future__ import annotations
@@ -55,7 +56,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.arena import Engine, EngineFailed, wilson  # noqa: E402
+from bench.arena import Engine, EngineFailed, wilson, write_record  # noqa: E402
 from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
@@ -265,9 +266,22 @@ def _start_engine(command: str | None, side: Side) -> None:
         _engine, _engine_side = Engine(command), side
 
 
-def play_out(start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:
-    """The AI against itself (or against the engine) from ``start``, attackers to move."""
+def play_out(
+    start: Start, pace: Pace, plies: int, verdict: Verdict, records: Path | None = None
+) -> Result:
+    """The AI against itself (or against the engine) from ``start``, attackers to move; the
+    game's record goes to the folder ``records``, if given."""
     game = start.game()
+    try:
+        return _played(game, start, pace, plies, verdict)
+    finally:
+        if records is not None:
+            engine_side = _engine_side if _engine is not None else None
+            tags = {str(side): "engine" if side is engine_side else "ai" for side in Side}
+            write_record(records, f"{start.source}-seed{pace.seed}", game, tags)
+
+
+def _played(game: Game, start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:
     while game.outcome is None and len(game.history) < plies:
         if _engine is not None and game.turn is _engine_side:
             try:
@@ -360,7 +374,12 @@ def main() -> int:
         action="store_true",
         help="the engine takes the attackers instead, and the AI defends",
     )
+    parser.add_argument(
+        "--records", type=Path, help="write each game's record (OpenTafl's format) to this folder"
+    )
     args = parser.parse_args()
+    if args.records is not None:
+        args.records.mkdir(parents=True, exist_ok=True)
     if not all(n > 0 for n in (args.time, args.plies, args.limit, args.processes, args.seeds)):
         parser.error("--time, --plies, --limit, --processes and --seeds take positive numbers")
     if args.nodes < 0:
@@ -407,7 +426,16 @@ def main() -> int:
             starts = [start for start in positions for _ in paces]
             runs = paces * len(positions)
             judged = [verdict for verdict in verdicts for _ in paces]
-            results = list(pool.map(play_out, starts, runs, [args.plies] * len(starts), judged))
+            results = list(
+                pool.map(
+                    play_out,
+                    starts,
+                    runs,
+                    [args.plies] * len(starts),
+                    judged,
+                    [args.records] * len(starts),
+                )
+            )
             for failed in [r for r in results if r.reason == FAILED]:
                 print(f"  left out, {failed.start.source}: the engine failed: {failed.final}")
             results = [r for r in results if r.reason != FAILED]

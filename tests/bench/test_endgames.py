@@ -1,0 +1,25 @@
+"""The endgame bench's records: each game it plays can be written down and replayed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bench.endgames import Pace, Start, Verdict, play_out
+from engine import Side
+from engine.record import game_from_record
+
+LONE_KING = "/3t3/1t5/7/3K3/7/5t1/3t3/"
+"""Brandubh: a lone king in the middle, four attackers, the attackers to move."""
+
+
+def test_a_game_is_written_as_a_record_that_replays_to_where_it_ended(tmp_path: Path) -> None:
+    start = Start("brandubh", LONE_KING, "a lone king, move 1")
+    result = play_out(start, Pace(0, nodes=300, seed=2), 6, Verdict(False, False), tmp_path)
+    (written,) = tmp_path.iterdir()
+    assert written.name == "a_lone_king_move_1-seed2.txt"
+    text = written.read_text()
+    assert "[attackers:ai]" in text and "[defenders:ai]" in text
+    replayed = game_from_record(text)
+    assert replayed.position() == result.final
+    assert len(replayed.history) == result.plies > 0
+    assert replayed.start == (LONE_KING, Side.ATTACKERS)
