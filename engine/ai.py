@@ -828,8 +828,12 @@ class _Tafl(_Kind):
 
     def _escape_threat(self, square: Square, occupied: Bitboard) -> int:
         """From ``square``: 0 with no open line to an escape square, 1 with one open line that
-        one move can close, 2 when one move cannot close them (two lines, or the escape square
-        next to it)."""
+        one move can close, 2 when one move cannot close them (two lines, or an escape square
+        next to it). Where the whole edge escapes, that makes every square of the second line
+        such a threat, though a man may stop on the edge square next to it, or stand there
+        already. Counting only the escape squares where no man may stop (the corners) scored
+        47.5% in Tablut (40 games) and 40.0% in Tawlbwrdd (20 games) against this, 1 s a move:
+        no gain, so it stays."""
         escape = self.escape
         lines = 0
         for ray in self.geometry.rays[square]:
