@@ -278,7 +278,8 @@ def play_out(
         if records is not None:
             engine_side = _engine_side if _engine is not None else None
             tags = {str(side): "engine" if side is engine_side else "ai" for side in Side}
-            write_record(records, f"{start.source}-seed{pace.seed}", game, tags)
+            name = f"{game.rules.name}-{start.source}-seed{pace.seed}"  # sources repeat by variant
+            write_record(records, name, game, tags)
 
 
 def _played(game: Game, start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:

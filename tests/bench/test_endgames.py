@@ -16,7 +16,7 @@ def test_a_game_is_written_as_a_record_that_replays_to_where_it_ended(tmp_path: 
     start = Start("brandubh", LONE_KING, "a lone king, move 1")
     result = play_out(start, Pace(0, nodes=300, seed=2), 6, Verdict(False, False), tmp_path)
     (written,) = tmp_path.iterdir()
-    assert written.name == "a_lone_king_move_1-seed2.txt"
+    assert written.name == "brandubh-a_lone_king_move_1-seed2.txt"
     text = written.read_text()
     assert "[attackers:ai]" in text and "[defenders:ai]" in text
     replayed = game_from_record(text)
