@@ -7,11 +7,11 @@ beside the king and the attackers at least ``--attackers``, with the attackers t
 every variant of ``--random``, random ones: the king on a square that is not an escape square, a
 third to two thirds of the variant's attackers (at least ``--attackers``) and at most ``--men``
 defenders on free squares, the attackers to move, kept when the king has no open line, nobody
-can win at once and a 4-ply search finds no forced escape; and those of a ``--positions`` file
-(bench/positions/). Both sides are played by the same AI at ``--time`` seconds a move, or
-``--nodes`` nodes a move (the same games on any machine and load: figures that runs, and
-changes, can be compared by), for at most ``--plies`` plies; ``--seeds`` plays each position
-that many times, the AI choosing among equal moves by another seed each time.
+can win at once and a 4-ply search finds no forced escape; and those of each ``--positions``
+file (bench/positions/; the option repeats). Both sides are played by the same AI at ``--time``
+seconds a move, or ``--nodes`` nodes a move (the same games on any machine and load: figures
+that runs, and changes, can be compared by), for at most ``--plies`` plies; ``--seeds`` plays
+each position that many times, the AI choosing among equal moves by another seed each time.
 
 Prints per variant: positions, the attackers' wins within the limit (and their mean length),
 the defenders' wins, and the games still open or drawn; for the real games' positions, also how
@@ -34,7 +34,7 @@ ours, is printed and left out.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
 [--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
-[--random brandubh,tablut,copenhagen] [--positions FILE] [--processes 2] [--show]
+[--random brandubh,tablut,copenhagen] [--positions FILE]... [--processes 2] [--show]
 [--engine CMD [--engine-attacks]] [--records DIR]``; ``--records`` writes each game's record
 (OpenTafl's format, from its start position) to a folder, to replay with ``tafl replay``.
 """
@@ -365,7 +365,11 @@ def main() -> int:
         "--show", action="store_true", help="list each position the attackers did not convert"
     )
     parser.add_argument(
-        "--positions", type=Path, help="a file of positions to play too (read_positions)"
+        "--positions",
+        type=Path,
+        action="append",
+        default=[],
+        help="a file of positions to play too (read_positions); repeat it for more files",
     )
     parser.add_argument(
         "--engine", help="this independent engine's command defends (bench/arena.py's protocol)"
@@ -413,8 +417,7 @@ def main() -> int:
     for variant in filter(None, args.random.split(",")):
         randoms = list(random_endgames(variant, args.men, args.attackers, args.limit))
         groups.append((f"{variant} (random)", randoms))
-    if args.positions:
-        groups.append((args.positions.name, read_positions(args.positions)))
+    groups += [(path.name, read_positions(path)) for path in args.positions]
     if args.engine:
         groups = [(label, [s.as_engine_plays() for s in positions]) for label, positions in groups]
     started = time.perf_counter()
