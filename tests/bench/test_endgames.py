@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.endgames import Pace, Start, Verdict, play_out, read_positions
+from bench.endgames import ROOT, Pace, Start, Verdict, play_out, read_positions
 from engine import Side
 from engine.record import game_from_record
 
@@ -27,17 +27,16 @@ def test_a_game_is_written_as_a_record_that_replays_to_where_it_ended(tmp_path: 
     assert replayed.start == (LONE_KING, Side.ATTACKERS)
 
 
-POSITIONS = Path(__file__).resolve().parents[2] / "bench" / "positions"
+POSITIONS = ROOT / "bench" / "positions"
 
 
 @pytest.mark.parametrize("path", sorted(POSITIONS.glob("*.txt")), ids=lambda path: path.name)
 def test_every_position_of_the_bench_files_is_a_game_still_to_play(path: Path) -> None:
-    """Each line of bench/positions/ starts a game the attackers move first in, not yet over,
-    and no position is there twice."""
+    """Each line of bench/positions/ starts a game not over as it stands, with legal moves for
+    the attackers (``Start.game`` gives them the first move), and no position is there twice."""
     starts = read_positions(path)
     assert starts
     assert len({(start.variant, start.position) for start in starts}) == len(starts)
     for start in starts:
         game = start.game()
-        assert game.turn is Side.ATTACKERS
         assert game.standing_outcome() is None and game.legal_moves(), start.source
