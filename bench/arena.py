@@ -117,9 +117,11 @@ class Engine:
         return answer.strip()
 
     def move(self, game: Game, seconds: float) -> Move:
-        """The engine's move in ``game`` (replayed to it from the start), after ``seconds``."""
+        """The engine's move in ``game`` (replayed to it from its start, which the rules sent
+        give as theirs), after ``seconds``."""
+        position, first = game.start
         for line in (
-            f"rules {rules_to_opentafl(game.rules)}",
+            f"rules {rules_to_opentafl(replace(game.rules, start=position, first=first))}",
             "moves " + " ".join(ply.notation for ply in game.history),
         ):
             answer = self.ask(line)

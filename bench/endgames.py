@@ -101,10 +101,12 @@ class Start:
         return replace(self, variant=as_opentafl_plays(Game(self.variant).rules))
 
     def game(self) -> Game:
-        """The game from this position, the attackers to move; it starts there (the engine is
-        sent the position as the start of the game)."""
-        rules = Game(self.variant).rules
-        return Game(replace(rules, start=self.position, first=Side.ATTACKERS))
+        """The game from this position, the attackers to move, under the variant's own rules:
+        the AI sees the men the defenders had at the variant's start (its evaluation slides
+        to the ending's weights as they fall), as it would in a game played from there. A game
+        whose rules began at this position had them start with the men they have now, and
+        played every ending with men as the middlegame."""
+        return Game.from_position(self.variant, self.position, Side.ATTACKERS)
 
 
 @dataclass(frozen=True)

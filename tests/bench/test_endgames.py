@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from bench.endgames import ROOT, Pace, Start, Verdict, play_out, read_positions
-from engine import Side
+from engine import Game, Side, TaflGame
+from engine.ai import _Tafl
 from engine.record import game_from_record
 
 LONE_KING = "/3t3/1t5/7/3K3/7/5t1/3t3/"
@@ -25,6 +26,17 @@ def test_a_game_is_written_as_a_record_that_replays_to_where_it_ended(tmp_path: 
     assert replayed.position() == result.final
     assert len(replayed.history) == result.plies > 0
     assert replayed.start == (LONE_KING, Side.ATTACKERS)
+
+
+def test_a_position_is_played_under_the_variants_own_rules() -> None:
+    """The game starts at the position, but its rules keep the variant's start: the AI's
+    evaluation measures the defenders' men against the twelve Copenhagen gives them, as in a
+    game played to this position, not against the one man left."""
+    one_man = "/3t3t3/2t6t1/6t4/t9t/5K2T2/2t8/4t6/10t/8t2/t1t7t/5t3t1/"
+    game = Start("copenhagen", one_man, "one man left").game()
+    assert game.position() == one_man and game.turn is Side.ATTACKERS
+    assert game.rules == Game("copenhagen").rules
+    assert isinstance(game, TaflGame) and _Tafl(game).men_at_start == 12
 
 
 POSITIONS = ROOT / "bench" / "positions"
