@@ -37,15 +37,22 @@ Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 2
 [--random brandubh,tablut,copenhagen] [--positions FILE]... [--processes 2] [--show]
 [--engine CMD [--engine-attacks]] [--records DIR]``; ``--records`` writes each game's record
 (OpenTafl's format, from its start position) to a folder, to replay with ``tafl replay``.
+
+``python bench/endgames.py --compare BEFORE AFTER`` reads two such folders (two runs of the same
+positions, say before and after a change to the AI) and prints, for the games both played (the
+same position and seed), each run's results, the men each side lost, and every game whose result
+differs: what a change did, game by game, without playing anything.
 """
 
 from __future__ import annotations
 
 import argparse
 import random
+import re
 import statistics
 import sys
 import time
+from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, replace
@@ -62,7 +69,7 @@ from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.ai import _WON, Search, _immediate_win, _Tafl  # noqa: E402
 from engine.opentafl import as_opentafl_plays, format_position  # noqa: E402
-from engine.record import parse_data_line  # noqa: E402
+from engine.record import game_from_record, parse_data_line  # noqa: E402
 from engine.tafl import tables_for  # noqa: E402
 
 DATA = ROOT / "tests" / "data"
@@ -345,6 +352,71 @@ def _print_failure(result: Result) -> None:
     )
 
 
+@dataclass(frozen=True)
+class Played:
+    """A game of a ``--records`` folder, as ``--compare`` reads it."""
+
+    result: str
+    """Who won and why ("attackers: encircled"), or "open" (still going when it was cut)."""
+    plies: int
+    attackers_lost: int
+    men_lost: int
+    """The defenders' men taken (the king is not a man)."""
+
+
+def read_records(folder: Path) -> dict[tuple[str, int], Played]:
+    """The games ``--records`` wrote to ``folder``, by start position and seed."""
+    played = {}
+    for path in sorted(folder.glob("*.txt")):
+        seed = re.search(r"-seed(\d+)$", path.stem)
+        if seed is None:
+            continue  # not a record of this bench
+        game = game_from_record(path.read_text())
+        position, final = game.start[0], game.position()
+        outcome = game.outcome
+        result = "open" if outcome is None else f"{outcome.winner or 'drawn'}: {outcome.reason}"
+        played[position, int(seed[1])] = Played(
+            result,
+            len(game.history),
+            position.count(Piece.ATTACKER) - final.count(Piece.ATTACKER),
+            position.count(Piece.DEFENDER) - final.count(Piece.DEFENDER),
+        )
+    return played
+
+
+def compare(before: Path, after: Path) -> list[str]:
+    """The lines ``--compare`` prints: each run's results over the games both played, and the
+    games whose result differs."""
+    runs = {before: read_records(before), after: read_records(after)}
+    both = sorted(runs[before].keys() & runs[after].keys())
+    lines = [f"games both runs played: {len(both)}"]
+    lines += [
+        f"  {len(games) - len(both)} only in {folder}"
+        for folder, games in runs.items()
+        if len(games) > len(both)
+    ]
+    for folder, games in runs.items():
+        results = Counter(games[key].result for key in both)
+        lost = (
+            sum(games[key].attackers_lost for key in both),
+            sum(games[key].men_lost for key in both),
+        )
+        won = sum(count for result, count in results.items() if result.startswith("attackers"))
+        counts = ", ".join(f"{result} {count}" for result, count in sorted(results.items()))
+        lines.append(
+            f"{folder}: the attackers won {won} ({counts}); "
+            f"men lost: attackers {lost[0]}, defenders {lost[1]}"
+        )
+    old, new = runs[before], runs[after]
+    for key in both:
+        if old[key].result != new[key].result:
+            lines.append(
+                f"  {key[0]} seed {key[1]}: {old[key].result} after {old[key].plies} plies, "
+                f"then {new[key].result} after {new[key].plies}"
+            )
+    return lines
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--time", type=float, default=0.2, help="the AI's seconds a move")
@@ -384,7 +456,20 @@ def main() -> int:
     parser.add_argument(
         "--records", type=Path, help="write each game's record (OpenTafl's format) to this folder"
     )
+    parser.add_argument(
+        "--compare",
+        type=Path,
+        nargs=2,
+        metavar=("BEFORE", "AFTER"),
+        help="compare the games of two --records folders instead of playing",
+    )
     args = parser.parse_args()
+    if args.compare is not None:
+        for folder in args.compare:
+            if not folder.is_dir():
+                parser.error(f"--compare: {folder} is not a folder (of --records)")
+        print("\n".join(compare(*args.compare)))
+        return 0
     if args.records is not None:
         args.records.mkdir(parents=True, exist_ok=True)
     if not all(n > 0 for n in (args.time, args.plies, args.limit, args.processes, args.seeds)):

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.endgames import ROOT, Pace, Start, Verdict, play_out, read_positions
+from bench.arena import write_record
+from bench.endgames import ROOT, Pace, Start, Verdict, compare, play_out, read_positions
 from engine import Game, Side, TaflGame
 from engine.ai import _Tafl
 from engine.record import game_from_record
@@ -52,3 +53,27 @@ def test_every_position_of_the_bench_files_is_a_game_still_to_play(path: Path) -
     for start in starts:
         game = start.game()
         assert game.standing_outcome() is None and game.legal_moves(), start.source
+
+
+# Brandubh: the king on b3, off the throne, where two attackers take him; c1-c3 takes him against
+# a3, c1-d1 takes the man on e1 against f1.
+KING_TAKEN_NEXT = "/2t1Tt1/7/tK5/7/7/7/3t3/"
+
+
+def test_two_runs_are_compared_game_by_game(tmp_path: Path) -> None:
+    """The games both runs played (the same position and seed) are counted for each, and those
+    whose result changed are listed; a game only one run played is counted apart."""
+    before, after = tmp_path / "before", tmp_path / "after"
+    for folder, move in ((before, "c1-d1"), (after, "c1-c3")):
+        folder.mkdir()
+        game = Game.from_position("brandubh", KING_TAKEN_NEXT, Side.ATTACKERS)
+        game.play(move)
+        write_record(folder, "brandubh-taken next-seed0", game, {})
+    write_record(before, "brandubh-lone king-seed0", Start("brandubh", LONE_KING, "").game(), {})
+    (both, only, old, new, changed) = compare(before, after)
+    assert both == "games both runs played: 1" and only == f"  1 only in {before}"
+    assert old == f"{before}: the attackers won 0 (open 1); men lost: attackers 0, defenders 1"
+    assert new.startswith(f"{after}: the attackers won 1 (attackers: king_captured 1);")
+    assert changed == (
+        f"  {KING_TAKEN_NEXT} seed 0: open after 1 plies, then attackers: king_captured after 1"
+    )
