@@ -32,11 +32,17 @@ reads Copenhagen's "a third repetition loses for the defenders" as a draw). With
 compare our technique with the engine's. A game the engine fails in, or whose board differs from
 ours, is printed and left out.
 
+With ``--old COMMIT`` the defenders are the AI of that commit (its engine/ai.py, loaded from git,
+as in bench/forts.py) at the same pace: in self-play a change to the evaluation changes the
+defence as much as the attack, and a conversion may only say that the defenders got worse;
+against a fixed defence it says what the attackers do.
+
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
 [--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
 [--random brandubh,tablut,copenhagen] [--positions FILE]... [--processes 2] [--show]
-[--engine CMD [--engine-attacks]] [--records DIR]``; ``--records`` writes each game's record
-(OpenTafl's format, from its start position) to a folder, to replay with ``tafl replay``.
+[--engine CMD [--engine-attacks] | --old COMMIT] [--records DIR]``; ``--records``
+writes each game's record (OpenTafl's format, from its start position) to a folder, to replay
+with ``tafl replay``.
 
 ``python bench/endgames.py --compare BEFORE AFTER`` reads two such folders (two runs of the same
 positions, say before and after a change to the AI) and prints, for the games both played (the
@@ -50,6 +56,7 @@ import argparse
 import random
 import re
 import statistics
+import subprocess
 import sys
 import time
 from collections import Counter
@@ -63,6 +70,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.ai import load_old_ai  # noqa: E402
 from bench.arena import Engine, EngineFailed, wilson, write_record  # noqa: E402
 from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
@@ -88,6 +96,8 @@ _engine: Engine | None = None
 """The independent engine, started once per worker process."""
 _engine_side = Side.DEFENDERS
 """The side it plays."""
+_old_ai: ModuleType | None = None
+"""With ``--old``: the AI of that commit, which plays the defenders (per worker process)."""
 
 
 @dataclass(frozen=True)
@@ -269,10 +279,12 @@ def judge(start: Start) -> Verdict:
     return Verdict(lost=lost, held=held_at_start(start))
 
 
-def _start_engine(command: str | None, side: Side) -> None:
-    global _engine, _engine_side
+def _start_engine(command: str | None, side: Side, old: str | None = None) -> None:
+    global _engine, _engine_side, _old_ai
     if command is not None:
         _engine, _engine_side = Engine(command), side
+    if old is not None:
+        _old_ai = load_old_ai(old)
 
 
 def play_out(
@@ -287,6 +299,8 @@ def play_out(
         if records is not None:
             engine_side = _engine_side if _engine is not None else None
             tags = {str(side): "engine" if side is engine_side else "ai" for side in Side}
+            if _old_ai is not None:
+                tags[str(Side.DEFENDERS)] = "old ai"
             name = f"{game.rules.name}-{start.source}-seed{pace.seed}"  # sources repeat by variant
             write_record(records, name, game, tags)
 
@@ -298,6 +312,8 @@ def _played(game: Game, start: Start, pace: Pace, plies: int, verdict: Verdict) 
                 move = _engine.move(game, pace.seconds)
             except EngineFailed as failure:
                 return Result(start, None, len(game.history), FAILED, str(failure), verdict)
+        elif _old_ai is not None and game.turn is Side.DEFENDERS:
+            move = pace.move(game, _old_ai)
         else:
             move = pace.move(game)
         game.push(move)
@@ -454,6 +470,11 @@ def main() -> int:
         help="the engine takes the attackers instead, and the AI defends",
     )
     parser.add_argument(
+        "--old",
+        metavar="COMMIT",
+        help="the defenders are the AI of this commit (engine/ai.py from git), at the same pace",
+    )
+    parser.add_argument(
         "--records", type=Path, help="write each game's record (OpenTafl's format) to this folder"
     )
     parser.add_argument(
@@ -481,9 +502,18 @@ def main() -> int:
         parser.error("--engine thinks by time: give --time, not --nodes")
     if args.engine_attacks and not args.engine:
         parser.error("--engine-attacks needs --engine")
+    if args.engine and args.old:
+        parser.error("--engine and --old both name the defenders: give one")
+    if args.old:
+        try:
+            load_old_ai(args.old)
+        except subprocess.CalledProcessError:
+            parser.error(f"--old: no engine/ai.py at {args.old!r} in this repository's history")
     engine_side = Side.ATTACKERS if args.engine_attacks else Side.DEFENDERS
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
     players = "the AI against itself"
+    if args.old:
+        players = f"the AI attacking against the AI of {args.old}"
     if args.engine:
         players = f"the AI against {args.engine!r}"
         if args.engine_attacks:
@@ -510,7 +540,9 @@ def main() -> int:
     started = time.perf_counter()
     everything: list[Result] = []
     with ProcessPoolExecutor(
-        args.processes, initializer=_start_engine, initargs=(args.engine, engine_side)
+        args.processes,
+        initializer=_start_engine,
+        initargs=(args.engine, engine_side, args.old),
     ) as pool:
         for label, positions in groups:
             verdicts = list(pool.map(judge, positions))

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from bench import endgames
+from bench.ai import load_old_ai
 from bench.arena import write_record
 from bench.endgames import ROOT, Pace, Start, Verdict, compare, play_out, read_positions
 from engine import Game, Side, TaflGame
@@ -77,3 +80,26 @@ def test_two_runs_are_compared_game_by_game(tmp_path: Path) -> None:
     assert changed == (
         f"  {KING_TAKEN_NEXT} seed 0: open after 1 plies, then attackers: king_captured after 1"
     )
+
+
+def test_the_ai_of_another_commit_plays_every_defenders_move(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--old``: the AI loaded from git moves for the defenders, and only for them; the
+    record says so."""
+    old = load_old_ai("HEAD")
+    turns: list[Side] = []
+    choose_move = old.choose_move
+
+    def noted(game: Game, **kwargs: Any) -> Any:
+        turns.append(game.turn)
+        return choose_move(game, **kwargs)
+
+    monkeypatch.setattr(old, "choose_move", noted)
+    monkeypatch.setattr(endgames, "_old_ai", old)
+    start = Start("brandubh", LONE_KING, "a lone king")
+    result = play_out(start, Pace(0, nodes=300), 8, Verdict(False, False), tmp_path)
+    assert result.plies > 1
+    assert turns == [Side.DEFENDERS] * (result.plies // 2)
+    (written,) = tmp_path.iterdir()
+    assert "[defenders:old ai]" in written.read_text()
