@@ -45,6 +45,14 @@ FORCED_MARGIN = 1_000
 Player = Callable[[Game, float, int], Move]
 
 
+def has_old_ai(commit: str) -> bool:
+    """Whether ``commit`` names a commit of this repository that has an engine/ai.py."""
+    found = subprocess.run(
+        ["git", "cat-file", "-e", f"{commit}:engine/ai.py"], cwd=ROOT, capture_output=True
+    )
+    return found.returncode == 0
+
+
 def load_old_ai(commit: str) -> ModuleType:
     """engine/ai.py as it was at ``commit``, as a module of its own."""
     source = subprocess.run(

@@ -56,7 +56,6 @@ import argparse
 import random
 import re
 import statistics
-import subprocess
 import sys
 import time
 from collections import Counter
@@ -70,7 +69,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.ai import load_old_ai  # noqa: E402
+from bench.ai import has_old_ai, load_old_ai  # noqa: E402
 from bench.arena import Engine, EngineFailed, wilson, write_record  # noqa: E402
 from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
@@ -279,7 +278,7 @@ def judge(start: Start) -> Verdict:
     return Verdict(lost=lost, held=held_at_start(start))
 
 
-def _start_engine(command: str | None, side: Side, old: str | None = None) -> None:
+def _start_worker(command: str | None, side: Side, old: str | None = None) -> None:
     global _engine, _engine_side, _old_ai
     if command is not None:
         _engine, _engine_side = Engine(command), side
@@ -504,11 +503,8 @@ def main() -> int:
         parser.error("--engine-attacks needs --engine")
     if args.engine and args.old:
         parser.error("--engine and --old both name the defenders: give one")
-    if args.old:
-        try:
-            load_old_ai(args.old)
-        except subprocess.CalledProcessError:
-            parser.error(f"--old: no engine/ai.py at {args.old!r} in this repository's history")
+    if args.old and not has_old_ai(args.old):
+        parser.error(f"--old: no engine/ai.py at {args.old!r} in this repository's history")
     engine_side = Side.ATTACKERS if args.engine_attacks else Side.DEFENDERS
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
     players = "the AI against itself"
@@ -541,7 +537,7 @@ def main() -> int:
     everything: list[Result] = []
     with ProcessPoolExecutor(
         args.processes,
-        initializer=_start_engine,
+        initializer=_start_worker,
         initargs=(args.engine, engine_side, args.old),
     ) as pool:
         for label, positions in groups:
