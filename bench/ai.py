@@ -45,12 +45,16 @@ FORCED_MARGIN = 1_000
 Player = Callable[[Game, float, int], Move]
 
 
-def has_old_ai(commit: str) -> bool:
-    """Whether ``commit`` names a commit of this repository that has an engine/ai.py."""
+def refuse_unknown_commit(parser: argparse.ArgumentParser, commit: str | None) -> None:
+    """Stop with ``parser``'s one-line error when ``--old``'s ``commit`` has no engine/ai.py in
+    this repository's history (before any worker loads it)."""
+    if commit is None:
+        return
     found = subprocess.run(
         ["git", "cat-file", "-e", f"{commit}:engine/ai.py"], cwd=ROOT, capture_output=True
     )
-    return found.returncode == 0
+    if found.returncode != 0:
+        parser.error(f"--old: no engine/ai.py at {commit!r} in this repository's history")
 
 
 def load_old_ai(commit: str) -> ModuleType:
@@ -184,6 +188,7 @@ def main() -> None:
         "--depth", type=int, default=0, help="search to this depth instead of 0.5 s and 1 s"
     )
     args = parser.parse_args()
+    refuse_unknown_commit(parser, args.old)
     old_ai = load_old_ai(args.old)
     print(f"new = engine/ai.py (working tree), old = engine/ai.py at {args.old}")
     for variant in args.variants.split(","):

@@ -58,7 +58,13 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.ai import OPENING_PLIES, ai_player, has_old_ai, load_old_ai, random_position  # noqa: E402
+from bench.ai import (  # noqa: E402
+    OPENING_PLIES,
+    ai_player,
+    load_old_ai,
+    random_position,
+    refuse_unknown_commit,
+)
 from engine import VARIANTS, Game, Move, Rules, TaflError  # noqa: E402
 from engine import ai as current_ai  # noqa: E402
 from engine.ai import LEVELS, Level, choose_move_at  # noqa: E402
@@ -384,8 +390,7 @@ def main() -> None:
             Game(rules)
         except TaflError as error:
             parser.error(f"--rules {rules!r}: {error}")
-    if args.old and not has_old_ai(args.old):
-        parser.error(f"no engine/ai.py at {args.old!r} in this repository's history")
+    refuse_unknown_commit(parser, args.old)
     if sum(map(bool, (args.old, args.book, args.engine))) > 1:
         parser.error("--old, --book and --engine measure different things: give one")
     if args.engine:

@@ -69,7 +69,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.ai import has_old_ai, load_old_ai  # noqa: E402
+from bench.ai import load_old_ai, refuse_unknown_commit  # noqa: E402
 from bench.arena import Engine, EngineFailed, wilson, write_record  # noqa: E402
 from bench.proofs import defenders_hold, going_round_holds  # noqa: E402
 from engine import Game, Move, Piece, Side, TaflGame  # noqa: E402
@@ -503,8 +503,7 @@ def main() -> int:
         parser.error("--engine-attacks needs --engine")
     if args.engine and args.old:
         parser.error("--engine and --old both name the defenders: give one")
-    if args.old and not has_old_ai(args.old):
-        parser.error(f"--old: no engine/ai.py at {args.old!r} in this repository's history")
+    refuse_unknown_commit(parser, args.old)
     engine_side = Side.ATTACKERS if args.engine_attacks else Side.DEFENDERS
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
     players = "the AI against itself"

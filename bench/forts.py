@@ -29,7 +29,7 @@ from types import ModuleType
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.ai import load_old_ai  # noqa: E402
+from bench.ai import load_old_ai, refuse_unknown_commit  # noqa: E402
 from bench.arena import wilson  # noqa: E402
 from bench.endgames import Pace  # noqa: E402
 from engine import Game, Move, Reason, Side  # noqa: E402
@@ -108,6 +108,7 @@ def main() -> int:
         "--show", action="store_true", help="list the games the defenders did not win"
     )
     args = parser.parse_args()
+    refuse_unknown_commit(parser, args.old)
     if not all(n > 0 for n in (args.before, args.plies, args.processes, args.time)):
         parser.error("--before, --plies, --processes and --time take positive numbers")
     if args.nodes < 0:
