@@ -296,22 +296,32 @@ def play_out(
         return _played(game, start, pace, plies, verdict)
     finally:
         if records is not None:
-            engine_side = _engine_side if _engine is not None else None
-            tags = {str(side): "engine" if side is engine_side else "ai" for side in Side}
-            if _old_ai is not None:
-                tags[str(Side.DEFENDERS)] = "old ai"
+            tags = {str(side): _player(side) for side in Side}
             name = f"{game.rules.name}-{start.source}-seed{pace.seed}"  # sources repeat by variant
             write_record(records, name, game, tags)
 
 
+def _player(side: Side) -> str:
+    """Who plays ``side`` in this worker: "engine" (``--engine``), "old ai" (the defenders of
+    ``--old``) or "ai"."""
+    if _engine is not None and side is _engine_side:
+        return "engine"
+    if _old_ai is not None and side is Side.DEFENDERS:
+        return "old ai"
+    return "ai"
+
+
 def _played(game: Game, start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:
     while game.outcome is None and len(game.history) < plies:
-        if _engine is not None and game.turn is _engine_side:
+        player = _player(game.turn)
+        if player == "engine":
+            assert _engine is not None
             try:
                 move = _engine.move(game, pace.seconds)
             except EngineFailed as failure:
                 return Result(start, None, len(game.history), FAILED, str(failure), verdict)
-        elif _old_ai is not None and game.turn is Side.DEFENDERS:
+        elif player == "old ai":
+            assert _old_ai is not None
             move = pace.move(game, _old_ai)
         else:
             move = pace.move(game)
