@@ -1,11 +1,11 @@
 """A computer player for every variant.
 
-Iterative-deepening principal-variation search (negamax alpha-beta) with a transposition table
-keyed by the board and the side to move (bounds and best move), move ordering (the table's move,
-captures, threats around the king, killer moves, history), null moves, futility pruning of quiet
-moves next to the leaves, and at the leaves a short capture quiescence in which a side facing a
-threat to end the game next move (the king's open line, his capture) must answer it, and in which
-the defenders may make such a threat (a check: the king onto an open line). Leaves are
+Iterative-deepening principal-variation search (negamax alpha-beta) with a transposition table keyed
+by the board and the side to move (bounds and best move), move ordering (the table's move, captures,
+threats around the king and the defenders' last men, killer moves, history), null moves, futility
+pruning of quiet moves next to the leaves, and at the leaves a short capture quiescence in which a
+side facing a threat to end the game next move (the king's open line, his capture) must answer it,
+and in which the defenders may make such a threat (a check: the king onto an open line). Leaves are
 scored from the engine's bitboards by an evaluation per kind of game:
 
 - hnefatafl family: named terms (``_Tafl.terms``) times weights (``FITTED_WEIGHTS``, fitted to the
@@ -100,6 +100,13 @@ the nodes. At 20,000 nodes a move against the same defence, the attackers conver
 Copenhagen endings with two defenders or fewer (19 without the cap) and 52 of 57 lone kings
 (50); in full Copenhagen games at 1 s a move it scored 51.3% against the AI without it (40
 games)."""
+HUNTED_SHARE = 4
+"""Where the defenders are down to ``1 / HUNTED_SHARE`` of their men of the start or fewer (three
+in Copenhagen, one in Brandubh), the attackers' moves next to one of those men count among their
+threats: tried whatever the late-move cap, never a ply shallower. In Copenhagen a king on the
+edge can be neither taken nor encircled, so the attackers must take his last men, in nets
+deeper than the capped plies near the leaves see. See ``ENCIRCLING_WEIGHTS`` for what it
+converts."""
 REDUCE_FROM_DEPTH = 3
 REDUCE_AFTER = 4
 """From this depth on, quiet moves after this many tried are first searched a ply shallower
@@ -134,6 +141,7 @@ FITTED_WEIGHTS: dict[str, int] = {
     "edge room": 0,
     "king fort": 40,
     "corner neighbour": 30,
+    "men freedom": 0,
 }
 """The evaluation of the games on a small board (7x7) where the king escapes to a corner
 (Brandubh): each term's weight, in hundredths of an attacker, for the defenders (the attackers
@@ -173,7 +181,9 @@ counts them:
   Brandubh games alone, 49 on the Copenhagen ones and 77 on both, and it lowers the held-out
   log-loss of every one of those fits. At 30 the attackers converted the same 41 of Brandubh's
   42 lone kings (20,000 nodes a move, three seeds), and full Brandubh games scored 53.3% against
-  the AI without it (60 games, 1 s a move).
+  the AI without it (60 games, 1 s a move);
+- men freedom: per empty square the defenders' men reach in one move (``ENCIRCLING_WEIGHTS``
+  only).
 """
 EDGE_WEIGHTS: dict[str, int] = FITTED_WEIGHTS | {
     "defender": 180,
@@ -214,7 +224,11 @@ the likely cause of the last corner left open. The attackers next to a corner, a
 20,000 nodes a move, two seeds) the attackers converted 6 of 18 instead of 3 and the king escaped
 6 times instead of 10; lone kings 54 of 57 instead of 52; full Copenhagen games 56.3% against the
 AI without it (40 games, 1 s a move; as attackers it won 3 of 20, the AI without it 2)."""
-ENCIRCLING_WEIGHTS: dict[str, int] = FITTED_WEIGHTS | {"edge room": -30, "corner neighbour": 60}
+ENCIRCLING_WEIGHTS: dict[str, int] = FITTED_WEIGHTS | {
+    "edge room": -30,
+    "corner neighbour": 60,
+    "men freedom": 7,
+}
 """The evaluation of a lone king on a board larger than 7x7 where the attackers also win by
 encirclement (Copenhagen, Fetlar): the fitted weights, and the edge squares of his region
 counted for the attackers. That weight was measured, not reasoned: the attackers converted 18,
@@ -227,7 +241,16 @@ worth nothing. Counted while the defenders still had men (as the evaluation tape
 counts for a lone king only. Measured on one side at a time (``bench/endgames.py --old``, the
 25 hard lone kings of bench/positions/, 20,000 nodes a move, 60 plies), it is worth something to
 the attackers and costs the defenders nothing: against the same defence (this AI's) the
-attackers converted 14 with it and 9 without; against a defence without it, 16."""
+attackers converted 14 with it and 9 without; against a defence without it, 16.
+
+With men left, the men's freedom (7 a square they reach, here only: it weighs as the men fall)
+and the attackers' moves next to the last men searched as threats (``HUNTED_SHARE``) were
+measured together against the defence of the AI before them (``bench/endgames.py --old
+c62c3d8``, the 21 hard one-man endings of bench/positions/, 20,000 nodes a move, 60 plies): the
+attackers took the man in 14 games and converted 5 (4 left the king no move), where they had
+taken it in 4 and converted none; no king escaped either way. Alone, each converted 2 (the
+freedom at 10). At 10 a square the two converted 7, but the defenders then moved a man into the
+open rather than take a hanging attacker (tests/engine/test_ai_evaluation.py); at 7 they take it."""
 SMALL_BOARD = 7
 """The largest board that plays with ``FITTED_WEIGHTS``."""
 TAFL_TERMS = tuple(FITTED_WEIGHTS)
@@ -770,6 +793,17 @@ class _Tafl(_Kind):
         self.tapered = self.ending_weights != self.weights
         self.forts = rules.exit_fort
         self.men_at_start = max(1, rules.start.count("T"))
+        men_freedom = TAFL_TERMS.index("men freedom")
+        self.men_freedom_below = 0
+        """"men freedom" is counted with fewer men than this: always where the game's weights
+        weigh it, once a man is lost where only the ending's do (the taper gives them no share
+        before), never where neither does. It costs a fifth of the evaluation's time."""
+        if self.weights[men_freedom]:
+            self.men_freedom_below = n * n + 1
+        elif self.ending_weights[men_freedom]:
+            self.men_freedom_below = self.men_at_start
+        self.hunted_men = self.men_at_start // HUNTED_SHARE
+        """The defenders' men at most, when the attackers' moves next to one are threats."""
         self.may_be_hostile = tables.hostile_to(Side.DEFENDERS, 0) | tables.hostile_to(
             Side.DEFENDERS, g.full
         )
@@ -928,8 +962,9 @@ class _Tafl(_Kind):
             if room & way:
                 ways_out += 1
                 open_guards += (att & guards).bit_count()
+        men = dfd.bit_count()
         return [
-            dfd.bit_count(),
+            men,
             att.bit_count(),
             1 if two_lines else 0,
             0 if two_lines else open_lines,
@@ -948,6 +983,7 @@ class _Tafl(_Kind):
             0 if dfd else (room & g.edge).bit_count(),
             self._fort_wall(king, att, dfd, occupied) if self.forts else 0,
             (att & self.corner_neighbours).bit_count(),
+            g.moves_count(dfd, g.full & ~occupied) if men < self.men_freedom_below else 0,
         ]
 
     def _fort_wall(self, king: Square, att: Bitboard, dfd: Bitboard, occupied: Bitboard) -> int:
@@ -1016,6 +1052,8 @@ class _Tafl(_Kind):
         if game.turn is Side.ATTACKERS:
             _, _, lines, _ = self._king_lines(king, att | dfd | self.geometry.bit[king])
             near = self.geometry.neighbours[king] | lines
+            if dfd.bit_count() <= self.hunted_men:
+                near |= self.geometry.spread(dfd)
             for move in moves:
                 target = move.path[1]
                 if targets >> target & 1:

@@ -150,6 +150,21 @@ class Geometry:
             | ((board >> 1) & ~self.last_file)
         )
 
+    def moves_count(self, pieces: Bitboard, empty: Bitboard) -> int:
+        """How many moves ``pieces`` have, all told, going like rooks over ``empty`` squares."""
+        n = self.size
+        east_ok = empty & ~self.first_file
+        west_ok = empty & ~self.last_file
+        count = 0
+        north, south, east, west = pieces, pieces, pieces, pieces
+        while north or south or east or west:
+            north = (north << n) & empty
+            south = (south >> n) & empty
+            east = (east << 1) & east_ok
+            west = (west >> 1) & west_ok
+            count += north.bit_count() + south.bit_count() + east.bit_count() + west.bit_count()
+        return count
+
     def flood(self, seed: Bitboard, passable: Bitboard) -> Bitboard:
         """``seed`` grown orthogonally through ``passable`` squares as far as it goes."""
         region = seed

@@ -647,14 +647,14 @@ def test_the_attackers_late_quiet_moves_left_untried_make_no_loss() -> None:
     the moves it tried may all lose while one it left out holds. In this Copenhagen ending (from
     bench/positions/opentafl_endings.txt, game 4a, ten plies on), every move of the attackers
     searched to depth 5 once scored a loss, and they gave the game away; the full search finds
-    them ahead."""
+    no loss."""
     position = "/7t1t1/7t3/5tT3T/11/10t/4t5t/t1T8/11/5t4t/1t9/3tt2tK2/"
     game = Game.from_position("copenhagen", position, "attackers")
     full = Search(game, time.perf_counter() + 60, futility=False)
     full.best_move(game.legal_moves(), 5)
     limited = Search(game, time.perf_counter() + 60)
     limited.best_move(game.legal_moves(), 5)
-    assert full.score > 0
+    assert full.score > -(WIN - 1_000)
     assert limited.depth_reached == 5
     assert limited.score > -(WIN - 1_000)
 
@@ -987,3 +987,31 @@ def test_the_search_of_halatafl_tries_one_move_per_position_reached() -> None:
     # Depth 1 looks at the reply, depth 2 at it and each of White's answers (and a few more
     # nodes where an answer repeats a position); with every chain it would be some 17,000.
     assert replies < search.nodes <= replies + 4
+
+
+ONE_MAN = "/3t3t3/2t6t1/6t4/t9t/5K2T2/2t8/4t6/10t/8t2/t1t7t/5t3t1/"
+"""Copenhagen: the king (f7) and one man (i7) against sixteen attackers, the corners sealed."""
+FOUR_MEN = "/3t3t3/2t6t1/1T4t4/t9t/5K2T2/2t8/4t5T/10t/8tT1/t1t7t/5t3t1/"
+"""The same with three more men (b9, k5, j3)."""
+
+
+@pytest.mark.parametrize("position", [ONE_MAN, FOUR_MEN])
+def test_the_attackers_moves_next_to_the_last_men_are_threats(position: str) -> None:
+    """With at most a quarter of the men of the start left (three in Copenhagen), the attackers'
+    moves next to a man come among the forcing moves; with more men they stay quiet (unless they
+    capture or close in on the king)."""
+    game = Game.from_position("copenhagen", position, "attackers")
+    assert isinstance(game, TaflGame)
+    kind = _Tafl(game)
+    g, (att, dfd, king) = kind.geometry, game.bitboards
+    next_to_men = g.spread(dfd) & ~dfd
+    by_king = g.neighbours[king] | kind._king_lines(king, att | dfd | g.bit[king])[2]
+    moves = game.legal_moves()
+    forcing, quiet = kind.split(moves)
+    ordinary = by_king | game.capture_targets()
+    hunting = [m for m in moves if (next_to_men & ~ordinary) >> m.path[1] & 1]
+    assert len(hunting) >= 4
+    hunted = position == ONE_MAN
+    assert hunted == (dfd.bit_count() <= kind.hunted_men)
+    assert all((m in forcing) == hunted and (m in quiet) != hunted for m in hunting)
+    assert len(forcing) + len(quiet) == len(moves)

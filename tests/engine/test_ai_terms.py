@@ -224,18 +224,19 @@ def test_the_corner_neighbours_count_the_attackers_next_to_a_corner(
 
 def test_an_attacker_next_to_a_corner_is_worth_less_to_the_attackers() -> None:
     """Copenhagen, the king on the throne among his men: the same man on b1, next to the a1
-    corner, or on e1, where no other term sees a difference."""
+    corner, or on c9, where no other term sees a difference (on e1 he would shorten the e6
+    man's file: "men freedom")."""
     defenders = "d6 e6 g6 h6 f4 f5 f7 f8"
     worth = {}
-    for square in ("b1", "e1"):
+    for square in ("b1", "c9"):
         layout = position(11, "f6", defenders, f"{square} a6 k6 f11 e11 g11")
         game = Game.from_position("copenhagen", layout, "defenders")
         assert isinstance(game, TaflGame)
         counted = terms_of(game)
         worth[square] = (_Tafl(game).evaluate(0), counted)
-    differing = {term for term in TAFL_TERMS if worth["b1"][1][term] != worth["e1"][1][term]}
+    differing = {term for term in TAFL_TERMS if worth["b1"][1][term] != worth["c9"][1][term]}
     assert differing == {"corner neighbour"}
-    assert worth["b1"][0] > worth["e1"][0]  # the defenders to move: better for them
+    assert worth["b1"][0] > worth["c9"][0]  # the defenders to move: better for them
 
 
 # Copenhagen; the king on the edge at f1 with e1 and g1 free beside him: the wall of a fort
@@ -387,3 +388,42 @@ def test_the_king_finds_his_way_out_of_copenhagen(opponent: str) -> None:
         game = play("copenhagen", Side.DEFENDERS, opponent, seed, depth=2)
         assert game.outcome is not None and game.outcome.reason is Reason.KING_ESCAPED
         assert len(game.history) <= 40, (seed, len(game.history))
+
+
+@pytest.mark.parametrize(
+    ("variant", "size", "men", "attackers", "freedom"),
+    [
+        # c3: up to c11, down to c1, a3 b3 to the west, d3 e3 to the east (f3 stands there).
+        ("copenhagen", 11, "c3", "f3", 8 + 2 + 2 + 2),
+        # c3 and c5 share the file: each stops at the other.
+        ("copenhagen", 11, "c3 c5", "f3 f5", (1 + 2 + 2 + 2) + (6 + 1 + 2 + 2)),
+        ("fetlar", 11, "c3", "f3", 14),
+        ("hnefatafl", 11, "c3", "f3", 0),  # no encirclement: not weighed, not counted
+        ("brandubh", 7, "b2", "e2", 0),
+    ],
+)
+def test_the_men_freedom_counts_the_squares_the_men_reach_where_it_weighs(
+    variant: str, size: int, men: str, attackers: str, freedom: int
+) -> None:
+    king = "f6" if size == 11 else "d4"
+    game = Game.from_position(variant, position(size, king, men, attackers), "attackers")
+    assert terms_of(game)["men freedom"] == freedom
+    # With every man of the start the taper gives the ending's weights no share: not counted.
+    assert terms_of(Game(variant))["men freedom"] == 0
+
+
+def test_a_man_boxed_in_is_worth_less_to_the_defenders() -> None:
+    """Copenhagen, the king and one man: the same attacker on c4, on the man's file next to
+    him, or on h8, far from both, where no other term sees a difference. Where it shuts the
+    man in, the position is worth less to the defenders."""
+    worth = {}
+    for square in ("c4", "h8"):
+        layout = position(11, "f6", "c3", f"{square} b3 d3 f3 a6 k6")
+        game = Game.from_position("copenhagen", layout, "defenders")
+        assert isinstance(game, TaflGame)
+        worth[square] = (_Tafl(game).evaluate(0), terms_of(game))
+    differing = {term for term in TAFL_TERMS if worth["c4"][1][term] != worth["h8"][1][term]}
+    assert differing == {"men freedom"}
+    assert worth["c4"][1]["men freedom"] == 2  # c2, c1
+    assert worth["h8"][1]["men freedom"] == 2 + 8
+    assert worth["c4"][0] < worth["h8"][0]
