@@ -427,3 +427,23 @@ def test_a_man_boxed_in_is_worth_less_to_the_defenders() -> None:
     assert worth["c4"][1]["men freedom"] == 2  # c2, c1
     assert worth["h8"][1]["men freedom"] == 2 + 8
     assert worth["c4"][0] < worth["h8"][0]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_the_moves_counted_on_the_bitboards_are_the_men_s_legal_moves(seed: int) -> None:
+    """Tawlbwrdd has no throne and no corners: there each man may stop on every empty square
+    his lines reach, so ``Geometry.moves_count`` is the number of his side's legal moves
+    (the king's left out), on either edge of the board."""
+    game = Game("tawlbwrdd")
+    rng = random.Random(seed)
+    for _ in range(rng.randrange(20, 80)):
+        if game.outcome is not None:
+            break
+        game.push(rng.choice(game.legal_moves()))
+    assert isinstance(game, TaflGame)
+    g, (att, dfd, king) = _Tafl(game).geometry, game.bitboards
+    empty = g.full & ~(att | dfd | g.bit[king])
+    for side, men in ((Side.ATTACKERS, att), (Side.DEFENDERS, dfd)):
+        game.turn = side
+        legal = [m for m in game.legal_moves() if m.path[0] != king]
+        assert g.moves_count(men, empty) == len(legal)
