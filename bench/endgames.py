@@ -297,8 +297,20 @@ def play_out(
     finally:
         if records is not None:
             tags = {str(side): _player(side) for side in Side}
-            name = f"{game.rules.name}-{start.source}-seed{pace.seed}"  # sources repeat by variant
+            name = record_name(game.rules.name, start.source, pace.seed)
             write_record(records, name, game, tags)
+
+
+def record_name(variant: str, source: str, seed: int) -> str:
+    """The name of a game's record: its variant (the same source serves several), its start
+    position's source and its seed, which ``record_seed`` reads back."""
+    return f"{variant}-{source}-seed{seed}"
+
+
+def record_seed(stem: str) -> int | None:
+    """The seed in the name of a record (``record_name``); None in another bench's record."""
+    found = re.search(r"-seed(\d+)$", stem)
+    return None if found is None else int(found[1])
 
 
 def _player(side: Side) -> str:
@@ -393,14 +405,14 @@ def read_records(folder: Path) -> dict[tuple[str, int], Played]:
     """The games ``--records`` wrote to ``folder``, by start position and seed."""
     played = {}
     for path in sorted(folder.glob("*.txt")):
-        seed = re.search(r"-seed(\d+)$", path.stem)
+        seed = record_seed(path.stem)
         if seed is None:
             continue  # not a record of this bench
         game = game_from_record(path.read_text())
         position, final = game.start[0], game.position()
         outcome = game.outcome
         result = "open" if outcome is None else f"{outcome.winner or 'drawn'}: {outcome.reason}"
-        played[position, int(seed[1])] = Played(
+        played[position, seed] = Played(
             result,
             len(game.history),
             position.count(Piece.ATTACKER) - final.count(Piece.ATTACKER),

@@ -10,7 +10,17 @@ import pytest
 from bench import endgames
 from bench.ai import load_old_ai
 from bench.arena import write_record
-from bench.endgames import ROOT, Pace, Start, Verdict, compare, play_out, read_positions
+from bench.endgames import (
+    ROOT,
+    Pace,
+    Start,
+    Verdict,
+    compare,
+    play_out,
+    read_positions,
+    record_name,
+    record_seed,
+)
 from engine import Game, Side, TaflGame
 from engine.ai import _Tafl
 from engine.record import game_from_record
@@ -24,6 +34,8 @@ def test_a_game_is_written_as_a_record_that_replays_to_where_it_ended(tmp_path: 
     result = play_out(start, Pace(0, nodes=300, seed=2), 6, Verdict(False, False), tmp_path)
     (written,) = tmp_path.iterdir()
     assert written.name == "brandubh-a_lone_king_move_1-seed2.txt"
+    assert record_seed(written.stem) == 2
+    assert record_seed("brandubh-a_lone_king_move_1") is None  # not this bench's record
     text = written.read_text()
     assert "[attackers:ai]" in text and "[defenders:ai]" in text
     replayed = game_from_record(text)
@@ -71,8 +83,9 @@ def test_two_runs_are_compared_game_by_game(tmp_path: Path) -> None:
         folder.mkdir()
         game = Game.from_position("brandubh", KING_TAKEN_NEXT, Side.ATTACKERS)
         game.play(move)
-        write_record(folder, "brandubh-taken next-seed0", game, {})
-    write_record(before, "brandubh-lone king-seed0", Start("brandubh", LONE_KING, "").game(), {})
+        write_record(folder, record_name("brandubh", "taken next", 0), game, {})
+    lone = Start("brandubh", LONE_KING, "").game()
+    write_record(before, record_name("brandubh", "lone king", 0), lone, {})
     (both, only, old, new, changed) = compare(before, after)
     assert both == "games both runs played: 1" and only == f"  1 only in {before}"
     assert old == f"{before}: the attackers won 0 (open 1); men lost: attackers 0, defenders 1"
