@@ -35,12 +35,13 @@ ours, is printed and left out.
 With ``--old COMMIT`` the defenders are the AI of that commit (its engine/ai.py, loaded from git,
 as in bench/forts.py) at the same pace: in self-play a change to the evaluation changes the
 defence as much as the attack, and a conversion may only say that the defenders got worse;
-against a fixed defence it says what the attackers do.
+against a fixed defence it says what the attackers do. With ``--old-attacks`` that AI takes the
+attackers instead: what a change does to the defence, against a fixed attack.
 
 Run from the repository root: ``python bench/endgames.py [--time 0.2 | --nodes 20000]
 [--seeds 1] [--plies 60] [--men 0] [--limit 20] [--real copenhagen,brandubh]
 [--random brandubh,tablut,copenhagen] [--positions FILE]... [--processes 2] [--show]
-[--engine CMD [--engine-attacks] | --old COMMIT] [--records DIR]``; ``--records``
+[--engine CMD [--engine-attacks] | --old COMMIT [--old-attacks]] [--records DIR]``; ``--records``
 writes each game's record (OpenTafl's format, from its start position) to a folder, to replay
 with ``tafl replay``.
 
@@ -93,10 +94,10 @@ FAILED = "engine failed"
 """The reason of a game the independent engine failed in: it tells nothing of technique."""
 _engine: Engine | None = None
 """The independent engine, started once per worker process."""
-_engine_side = Side.DEFENDERS
-"""The side it plays."""
 _old_ai: ModuleType | None = None
-"""With ``--old``: the AI of that commit, which plays the defenders (per worker process)."""
+"""With ``--old``: the AI of that commit (per worker process)."""
+_their_side = Side.DEFENDERS
+"""The side the engine or the older AI plays (never both in one run)."""
 
 
 @dataclass(frozen=True)
@@ -279,9 +280,10 @@ def judge(start: Start) -> Verdict:
 
 
 def _start_worker(command: str | None, side: Side, old: str | None = None) -> None:
-    global _engine, _engine_side, _old_ai
+    global _engine, _their_side, _old_ai
+    _their_side = side
     if command is not None:
-        _engine, _engine_side = Engine(command), side
+        _engine = Engine(command)
     if old is not None:
         _old_ai = load_old_ai(old)
 
@@ -314,13 +316,13 @@ def record_seed(stem: str) -> int | None:
 
 
 def _player(side: Side) -> str:
-    """Who plays ``side`` in this worker: "engine" (``--engine``), "old ai" (the defenders of
-    ``--old``) or "ai"."""
-    if _engine is not None and side is _engine_side:
+    """Who plays ``side`` in this worker: "engine" (``--engine``), "old ai" (``--old``) or
+    "ai"."""
+    if side is not _their_side:
+        return "ai"
+    if _engine is not None:
         return "engine"
-    if _old_ai is not None and side is Side.DEFENDERS:
-        return "old ai"
-    return "ai"
+    return "ai" if _old_ai is None else "old ai"
 
 
 def _played(game: Game, start: Start, pace: Pace, plies: int, verdict: Verdict) -> Result:
@@ -496,6 +498,11 @@ def main() -> int:
         help="the defenders are the AI of this commit (engine/ai.py from git), at the same pace",
     )
     parser.add_argument(
+        "--old-attacks",
+        action="store_true",
+        help="the AI of --old takes the attackers instead, and the AI defends",
+    )
+    parser.add_argument(
         "--records", type=Path, help="write each game's record (OpenTafl's format) to this folder"
     )
     parser.add_argument(
@@ -523,14 +530,18 @@ def main() -> int:
         parser.error("--engine thinks by time: give --time, not --nodes")
     if args.engine_attacks and not args.engine:
         parser.error("--engine-attacks needs --engine")
+    if args.old_attacks and not args.old:
+        parser.error("--old-attacks needs --old")
     if args.engine and args.old:
-        parser.error("--engine and --old both name the defenders: give one")
+        parser.error("--engine and --old both name the other player: give one")
     refuse_unknown_commit(parser, args.old)
-    engine_side = Side.ATTACKERS if args.engine_attacks else Side.DEFENDERS
+    their_side = Side.ATTACKERS if args.engine_attacks or args.old_attacks else Side.DEFENDERS
     budget = f"{args.nodes} nodes" if args.nodes else f"{args.time:g} s"
     players = "the AI against itself"
     if args.old:
         players = f"the AI attacking against the AI of {args.old}"
+        if args.old_attacks:
+            players = f"the AI of {args.old} attacking against the AI"
     if args.engine:
         players = f"the AI against {args.engine!r}"
         if args.engine_attacks:
@@ -559,7 +570,7 @@ def main() -> int:
     with ProcessPoolExecutor(
         args.processes,
         initializer=_start_worker,
-        initargs=(args.engine, engine_side, args.old),
+        initargs=(args.engine, their_side, args.old),
     ) as pool:
         for label, positions in groups:
             verdicts = list(pool.map(judge, positions))

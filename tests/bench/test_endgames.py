@@ -95,11 +95,12 @@ def test_two_runs_are_compared_game_by_game(tmp_path: Path) -> None:
     )
 
 
-def test_the_ai_of_another_commit_plays_every_defenders_move(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("side", [Side.DEFENDERS, Side.ATTACKERS])
+def test_the_ai_of_another_commit_plays_every_move_of_its_side(
+    side: Side, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``--old``: the AI loaded from git moves for the defenders, and only for them; the
-    record says so."""
+    """``--old`` (and ``--old-attacks``): the AI loaded from git moves for its side, and only
+    for it; the record says so."""
     old = load_old_ai("HEAD")
     turns: list[Side] = []
     choose_move = old.choose_move
@@ -110,9 +111,12 @@ def test_the_ai_of_another_commit_plays_every_defenders_move(
 
     monkeypatch.setattr(old, "choose_move", noted)
     monkeypatch.setattr(endgames, "_old_ai", old)
+    monkeypatch.setattr(endgames, "_their_side", side)
     start = Start("brandubh", LONE_KING, "a lone king")
     result = play_out(start, Pace(0, nodes=300), 8, Verdict(False, False), tmp_path)
     assert result.plies > 1
-    assert turns == [Side.DEFENDERS] * (result.plies // 2)
+    theirs = (result.plies + (side is Side.ATTACKERS)) // 2  # the attackers move first
+    assert turns == [side] * theirs
     (written,) = tmp_path.iterdir()
-    assert "[defenders:old ai]" in written.read_text()
+    assert f"[{side}:old ai]" in written.read_text()
+    assert f"[{side.opponent}:ai]" in written.read_text()

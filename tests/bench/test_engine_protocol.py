@@ -62,7 +62,7 @@ def test_the_endgame_bench_gives_the_engine_the_side_it_is_told(
     log = tmp_path / "thinks"
     engine = Engine(command("--log", str(log)))
     monkeypatch.setattr(endgames, "_engine", engine)
-    monkeypatch.setattr(endgames, "_engine_side", side)
+    monkeypatch.setattr(endgames, "_their_side", side)
     start = Start("brandubh", LONE_KING, "a lone king").as_engine_plays()
     verdict = endgames.Verdict(lost=False, held=False)
     try:

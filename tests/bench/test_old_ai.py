@@ -37,3 +37,15 @@ def test_a_commit_with_an_ai_is_accepted() -> None:
         timeout=60,
     )
     assert ran.returncode == 2 and "--plies" in ran.stderr.splitlines()[-1], ran.stderr
+
+
+def test_the_older_ai_takes_the_attackers_only_with_an_older_ai() -> None:
+    ran = subprocess.run(
+        [sys.executable, str(ROOT / "bench" / "endgames.py"), "--old-attacks"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert ran.returncode == 2, ran.stderr
+    assert ran.stderr.splitlines()[-1].endswith("--old-attacks needs --old")
