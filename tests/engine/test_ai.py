@@ -995,12 +995,30 @@ FOUR_MEN = "/3t3t3/2t6t1/1T4t4/t9t/5K2T2/2t8/4t5T/10t/8tT1/t1t7t/5t3t1/"
 """The same with three more men (b9, k5, j3)."""
 
 
-@pytest.mark.parametrize("position", [ONE_MAN, FOUR_MEN])
-def test_the_attackers_moves_next_to_the_last_men_are_threats(position: str) -> None:
+BRANDUBH_ONE_MAN = "/3t3/1t4t/7/t2K3/5T1/1t5/3t3/"
+"""Brandubh: the king (d4) and one man (f3); b2-f2 and g6-g3 go next to the man."""
+TABLUT_ONE_MAN = "/4t4/9/9/9/t3K4/8t/6T2/t8/9/"
+"""Tablut: the king (e5) and one man (g3); a2-g2 and i4-g4 go next to the man."""
+
+
+@pytest.mark.parametrize(
+    ("variant", "position", "hunted"),
+    [
+        ("copenhagen", ONE_MAN, True),
+        ("copenhagen", FOUR_MEN, False),
+        ("fetlar", ONE_MAN, True),
+        ("brandubh", BRANDUBH_ONE_MAN, False),  # the king is taken where he stands
+        ("tablut", TABLUT_ONE_MAN, False),
+    ],
+)
+def test_the_attackers_moves_next_to_the_last_men_are_threats(
+    variant: str, position: str, hunted: bool
+) -> None:
     """With at most a quarter of the men of the start left (three in Copenhagen), the attackers'
-    moves next to a man come among the forcing moves; with more men they stay quiet (unless they
-    capture or close in on the king)."""
-    game = Game.from_position("copenhagen", position, "attackers")
+    moves next to a man come among the forcing moves where they must take the last men to win
+    (Copenhagen, Fetlar); with more men, or elsewhere, they stay quiet (unless they capture or
+    close in on the king)."""
+    game = Game.from_position(variant, position, "attackers")
     assert isinstance(game, TaflGame)
     kind = _Tafl(game)
     g, (att, dfd, king) = kind.geometry, game.bitboards
@@ -1010,8 +1028,7 @@ def test_the_attackers_moves_next_to_the_last_men_are_threats(position: str) -> 
     forcing, quiet = kind.split(moves)
     ordinary = by_king | game.capture_targets()
     hunting = [m for m in moves if (next_to_men & ~ordinary) >> m.path[1] & 1]
-    assert len(hunting) >= 4
-    hunted = position == ONE_MAN
+    assert len(hunting) >= 2
     assert hunted == (dfd.bit_count() <= kind.hunted_men)
     assert all((m in forcing) == hunted and (m in quiet) != hunted for m in hunting)
     assert len(forcing) + len(quiet) == len(moves)
