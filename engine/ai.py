@@ -784,13 +784,14 @@ class _Tafl(_Kind):
         )
         """The squares that share a rank or a file with an escape square."""
         self.strength = rules.king_strength
+        # Copenhagen and Fetlar: the attackers may encircle, and a king on the edge can be
+        # taken only alone (Fetlar) or never (Copenhagen).
+        encircling = rules.escape is Escape.CORNERS and n > SMALL_BOARD and rules.encirclement
         if rules.escape is not Escape.CORNERS:
             weights = ending = EDGE_WEIGHTS
         else:
             weights = FITTED_WEIGHTS if n <= SMALL_BOARD else CORNER_WEIGHTS
-            ending = FITTED_WEIGHTS
-            if n > SMALL_BOARD and rules.encirclement:
-                ending = ENCIRCLING_WEIGHTS
+            ending = ENCIRCLING_WEIGHTS if encircling else FITTED_WEIGHTS
         self.weights = _weights_for(weights, n)
         self.ending_weights = _weights_for(ending, n)
         """The weights with the king alone: the evaluation slides from ``weights`` to these as
@@ -807,9 +808,9 @@ class _Tafl(_Kind):
             self.men_freedom_below = n * n + 1
         elif self.ending_weights[men_freedom]:
             self.men_freedom_below = self.men_at_start
-        self.hunted_men = self.men_at_start // HUNTED_SHARE if ending is ENCIRCLING_WEIGHTS else 0
-        """The defenders' men at most, when the attackers' moves next to one are threats: none
-        but where the king alone can be taken on the edge, or never (Copenhagen, Fetlar)."""
+        self.hunted_men = self.men_at_start // HUNTED_SHARE if encircling else 0
+        """The defenders' men at most, when the attackers' moves next to one are threats (none
+        where the king on the edge can be taken with men left)."""
         self.may_be_hostile = tables.hostile_to(Side.DEFENDERS, 0) | tables.hostile_to(
             Side.DEFENDERS, g.full
         )
