@@ -58,7 +58,9 @@ def refuse_unknown_commit(parser: argparse.ArgumentParser, commit: str | None) -
 
 
 def load_old_ai(commit: str) -> ModuleType:
-    """engine/ai.py as it was at ``commit``, as a module of its own."""
+    """engine/ai.py as it was at ``commit``, as a module of its own. Only that file comes from
+    the commit: it imports the rest of the engine as it is now, so an older AI runs in this
+    tree, but an AI newer than the tree (say, one calling a function the tree lacks) does not."""
     source = subprocess.run(
         ["git", "show", f"{commit}:engine/ai.py"],
         cwd=ROOT,
