@@ -243,13 +243,11 @@ def play(task: Task) -> Result:
     return Result(task, score, first_side.value, longest, thinks, over)
 
 
-def write_record(folder: Path, name: str, game: Game, tags: dict[str, str]) -> Path:
+def write_record(folder: Path, name: str, game: Game, tags: dict[str, str]) -> None:
     """``game``'s record (OpenTafl's format, ``tags`` first) written to ``folder``, in a file
     named after ``name`` (its words joined by underscores, in lower case)."""
     stem = re.sub(r"[^\w-]+", "_", name).strip("_").lower()
-    path = folder / f"{stem}.txt"
-    path.write_text(to_opentafl_record(game, tags))
-    return path
+    (folder / f"{stem}.txt").write_text(to_opentafl_record(game, tags))
 
 
 def _start_worker(old_commit: str | None, engine: str | None) -> None:
