@@ -1,7 +1,7 @@
 """The AI levels against each other, or this AI against an older one: scores with 95% intervals.
 
     python bench/arena.py [--variants brandubh,copenhagen] [--games 10] [--time-scale 0.2]
-                          [--max-plies 200] [--processes 2] [--seed 1]
+                          [--max-plies N] [--processes 2] [--seed 1]
     python bench/arena.py --old 8f55938 [--seconds 0.2] [...]
     python bench/arena.py --book [--seconds 0.2] [...]
     python bench/arena.py --engine 'java -cp /opt/opentafl Harness' [--seconds 1] [...]
@@ -26,7 +26,8 @@ from ours (the two read the rules apart) or an engine that fails leaves the game
 and is printed.
 
 Games come in pairs from the same random two-ply opening with the sides swapped; a game still
-running after ``--max-plies`` plies is a draw. Per pairing and variant, and over all variants,
+running after ``--max-plies`` plies is a draw (by default 200, twice that on a board larger than
+13x13: Alea Evangelii's games run longer). Per pairing and variant, and over all variants,
 it prints wins, draws and losses of the stronger side, its score with a 95% confidence interval
 (Wilson's, per game) and the Elo difference that score means (and its interval's), the same
 for each side the stronger one played (where a variant favours one side, the score as the other
@@ -80,6 +81,18 @@ _engine: Engine | None = None
 """The independent engine, started once per worker process."""
 ENGINE = "engine"
 """The independent engine's name as a player."""
+MAX_PLIES = 200
+"""The plies before a game is called a draw, by default; twice as many on a board larger than
+``LARGE_BOARD``."""
+LARGE_BOARD = 13
+
+
+def max_plies_for(variant: str, given: int | None) -> int:
+    """The plies a game of ``variant`` (a preset's name or an OpenTafl rules string) may last:
+    ``given``, else the default for its board."""
+    if given is not None:
+        return given
+    return 2 * MAX_PLIES if Game(variant).size > LARGE_BOARD else MAX_PLIES
 
 
 class EngineFailed(Exception):
@@ -340,7 +353,7 @@ def tasks(pairings: list[tuple[str, str]], args: argparse.Namespace) -> Iterable
                     number % 2 == 1,
                     args.time_scale,
                     args.seconds,
-                    args.max_plies,
+                    max_plies_for(variant, args.max_plies),
                     args.seed,
                     0 if args.book else OPENING_PLIES,
                     args.records,
@@ -363,7 +376,11 @@ def main() -> None:
     parser.add_argument(
         "--seconds", type=float, default=0.2, help="per move, with --old, --book or --engine"
     )
-    parser.add_argument("--max-plies", type=int, default=200)
+    parser.add_argument(
+        "--max-plies",
+        type=int,
+        help=f"a draw after this many plies (default {MAX_PLIES}, more on large boards)",
+    )
     parser.add_argument(
         "--records", type=Path, help="write each game's record (OpenTafl's format) to this folder"
     )
@@ -372,7 +389,11 @@ def main() -> None:
     args = parser.parse_args()
     if args.games < 2 or args.games % 2:
         parser.error("--games must be even and at least 2 (games come in pairs)")
-    if not args.time_scale > 0 or args.seconds < 0 or args.max_plies < 1:
+    if (
+        not args.time_scale > 0
+        or args.seconds < 0
+        or (args.max_plies is not None and args.max_plies < 1)
+    ):
         parser.error("--time-scale must be above 0, --seconds 0 or more, --max-plies 1 or more")
     if args.records is not None:
         args.records.mkdir(parents=True, exist_ok=True)
@@ -409,7 +430,8 @@ def main() -> None:
         pairings = list(zip(names[1:], names, strict=False))
         print("levels at", ", ".join(_describe(LEVELS[n], args.time_scale) for n in names))
     print(f"{args.games} games per pairing and variant, {args.processes} processes, ", end="")
-    print(f"draw after {args.max_plies} plies, seed {args.seed}\n")
+    limits = sorted({max_plies_for(variant, args.max_plies) for variant in args.variants})
+    print(f"draw after {' or '.join(map(str, limits))} plies, seed {args.seed}\n")
     start = time.perf_counter()
     context = multiprocessing.get_context("fork")
     with context.Pool(args.processes, _start_worker, (args.old, args.engine)) as pool:
