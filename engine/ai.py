@@ -105,10 +105,12 @@ HUNTED_SHARE = 4
 in Copenhagen and Fetlar), the attackers' moves next to one of those men count among their
 threats: tried whatever the late-move cap, never a ply shallower. In Copenhagen a king on the
 edge can be neither taken nor encircled (in Fetlar taken only alone), so the attackers must take
-his last men, in nets deeper than the capped plies near the leaves see. See
-``ENCIRCLING_WEIGHTS`` for what it converts. Elsewhere the king is taken where he stands, and
-hunting his men cost Brandubh's attackers 3 of the 14 one-man endings of its real games they
-converted without it (20,000 nodes a move, 60 plies; none converted that was not before)."""
+his last men, in nets deeper than the capped plies near the leaves see. From there on the edge
+squares of the king's region count against the defenders too, as for a lone king: a ring that
+leaves the defenders the edge cannot encircle them. See ``ENCIRCLING_WEIGHTS`` for what these
+convert. Elsewhere the king is taken where he stands, and hunting his men cost Brandubh's
+attackers 3 of the 14 one-man endings of its real games they converted without it (20,000 nodes
+a move, 60 plies; none converted that was not before)."""
 REDUCE_FROM_DEPTH = 3
 REDUCE_AFTER = 4
 """From this depth on, quiet moves after this many tried are first searched a ply shallower
@@ -172,7 +174,8 @@ counts them:
   per square of that region (his room while the ring holds); ways out: per corner (or side of
   the board, where the whole edge is an escape) the region reaches; open corner guard: per
   attacker two or three steps from a corner the region reaches (where the ring is still open);
-  edge room: with the king alone, per edge square of that region;
+  edge room: with the king alone (where the attackers may encircle, with his last men too:
+  ``HUNTED_SHARE``), per edge square of that region;
 - king fort: where an exit fort wins, with the king on the edge, per defender on the squares next
   to him and to his free squares beside him on the edge (the wall of a fort around them), none
   where an attacker stands there. From three of their moves before each of the 48 forts of the
@@ -240,10 +243,11 @@ runs without it. That gain did not repeat where the machine's speed cannot move 
 3), 50 of 57 with it and 49 without (and 17 of 19 in a run at 1 s without it): the term may be
 worth nothing. Counted while the defenders still had men (as the evaluation tapers), it scored
 39.3% in 28 Copenhagen games against the AI without it, losing all 14 as the attackers, so it
-counts for a lone king only. Measured on one side at a time (``bench/endgames.py --old``, the
-25 hard lone kings of bench/positions/, 20,000 nodes a move, 60 plies), it is worth something to
-the attackers and costs the defenders nothing: against the same defence (this AI's) the
-attackers converted 14 with it and 9 without; against a defence without it, 16.
+counts for a lone king and his last men only (see below). Measured on one side at a time
+(``bench/endgames.py --old``, the 25 hard lone kings of bench/positions/, 20,000 nodes a move, 60
+plies), it is worth something to the attackers and costs the defenders nothing: against the same
+defence (this AI's) the attackers converted 14 with it and 9 without; against a defence without
+it, 16.
 
 With men left, the men's freedom (7 a square they reach, here only: it weighs as the men fall)
 and the attackers' moves next to the last men searched as threats (``HUNTED_SHARE``) were
@@ -255,7 +259,16 @@ freedom at 10). At 10 a square the two converted 7, but the defenders then moved
 open rather than take a hanging attacker (tests/engine/test_ai_evaluation.py); at 7 they take it.
 The defence of this AI values its men's freedom too, and holds those endings better: against it
 these attackers took the man in 2 games and converted 1 (one king was taken), and the attackers
-of c62c3d8 took it once and let the king escape once (``--old c62c3d8 --old-attacks``)."""
+of c62c3d8 took it once and let the king escape once (``--old c62c3d8 --old-attacks``).
+
+With the last men (``HUNTED_SHARE``: three or fewer in Copenhagen) the edge room counts as for a
+lone king: a ring that leaves the defenders the edge cannot encircle them, and the sixteen
+attackers had stood in four corner seals watching the king and his man. In the same 21 endings,
+against the defence of the AI without it (``--old 5eaf0aa``), the attackers converted 9 instead
+of 1 (2 encircled, 2 kings taken, 2 left without a move, 3 by repetition), took 9 men instead of
+2, and no king escaped; in self-play they converted 9 and one king escaped. In the 33 two- and
+three-man endings of bench/positions/ (self-play) they converted 5 instead of 3, and 9 kings
+escaped instead of 7."""
 SMALL_BOARD = 7
 """The largest board that plays with ``FITTED_WEIGHTS``."""
 TAFL_TERMS = tuple(FITTED_WEIGHTS)
@@ -987,7 +1000,7 @@ class _Tafl(_Kind):
             room.bit_count() if not ways_out else 0,
             ways_out,
             open_guards,
-            0 if dfd else (room & g.edge).bit_count(),
+            0 if men > self.hunted_men else (room & g.edge).bit_count(),
             self._fort_wall(king, att, dfd, occupied) if self.forts else 0,
             (att & self.corner_neighbours).bit_count(),
             g.moves_count(dfd, g.full & ~occupied) if men < self.men_freedom_below else 0,

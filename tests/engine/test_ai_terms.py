@@ -181,15 +181,28 @@ def test_the_attackers_shut_off_the_last_corner() -> None:
     [
         ("", "", 40),  # every square of the edge, the corners too
         ("", "a3 b2 c1", 35),  # a3 and c1 stand on the edge, and a1, a2, b1 are cut off
-        ("e6", "a3 b2 c1", 0),  # counted for a lone king only
+        ("e6", "a3 b2 c1", 35),  # and for a king with his last men (three at most)
+        ("e6 e5 e4", "a3 b2 c1", 35),
+        ("e6 e5 e4 e3", "a3 b2 c1", 0),  # not with four
     ],
 )
-def test_the_edge_room_counts_the_edge_squares_of_a_lone_kings_region(
+def test_the_edge_room_counts_the_edge_squares_of_the_king_s_region_in_the_ending(
     defenders: str, attackers: str, edge_room: int
 ) -> None:
     layout = position(11, "f6", defenders, attackers)
     game = Game.from_position("copenhagen", layout, "attackers")
     assert terms_of(game)["edge room"] == edge_room
+
+
+@pytest.mark.parametrize(("variant", "size"), [("brandubh", 7), ("hnefatafl", 11)])
+def test_the_edge_room_counts_for_a_lone_king_only_where_the_attackers_cannot_encircle(
+    variant: str, size: int
+) -> None:
+    centre = f"{'abcdefghijk'[size // 2]}{size // 2 + 1}"
+    alone = position(size, centre, "", "a3 b2 c1")
+    with_a_man = position(size, centre, "b4", "a3 b2 c1")
+    assert terms_of(Game.from_position(variant, alone, "attackers"))["edge room"] > 0
+    assert terms_of(Game.from_position(variant, with_a_man, "attackers"))["edge room"] == 0
 
 
 @pytest.mark.parametrize(
