@@ -105,12 +105,12 @@ HUNTED_SHARE = 4
 in Copenhagen and Fetlar), the attackers' moves next to one of those men count among their
 threats: tried whatever the late-move cap, never a ply shallower. In Copenhagen a king on the
 edge can be neither taken nor encircled (in Fetlar taken only alone), so the attackers must take
-his last men, in nets deeper than the capped plies near the leaves see. From there on the edge
-squares of the king's region count against the defenders too, as for a lone king: a ring that
-leaves the defenders the edge cannot encircle them. See ``ENCIRCLING_WEIGHTS`` for what these
-convert. Elsewhere the king is taken where he stands, and hunting his men cost Brandubh's
-attackers 3 of the 14 one-man endings of its real games they converted without it (20,000 nodes
-a move, 60 plies; none converted that was not before)."""
+his last men, in nets deeper than the capped plies near the leaves see. From there on, in the
+attackers' searches, the edge squares of the king's region count against the defenders too, as
+for a lone king: a ring that leaves the defenders the edge cannot encircle them. See
+``ENCIRCLING_WEIGHTS`` for what these convert. Elsewhere the king is taken where he stands, and
+hunting his men cost Brandubh's attackers 3 of the 14 one-man endings of its real games they
+converted without it (20,000 nodes a move, 60 plies; none converted that was not before)."""
 REDUCE_FROM_DEPTH = 3
 REDUCE_AFTER = 4
 """From this depth on, quiet moves after this many tried are first searched a ply shallower
@@ -261,14 +261,15 @@ The defence of this AI values its men's freedom too, and holds those endings bet
 these attackers took the man in 2 games and converted 1 (one king was taken), and the attackers
 of c62c3d8 took it once and let the king escape once (``--old c62c3d8 --old-attacks``).
 
-With the last men (``HUNTED_SHARE``: three or fewer in Copenhagen) the edge room counts as for a
-lone king: a ring that leaves the defenders the edge cannot encircle them, and the sixteen
-attackers had stood in four corner seals watching the king and his man. In the same 21 endings,
-against the defence of the AI without it (``--old 5eaf0aa``), the attackers converted 9 instead
-of 1 (2 encircled, 2 kings taken, 2 left without a move, 3 by repetition), took 9 men instead of
-2, and no king escaped; in self-play they converted 9 and one king escaped. In the 33 two- and
-three-man endings of bench/positions/ (self-play) they converted 5 instead of 3, and 9 kings
-escaped instead of 7."""
+In the attackers' own searches the edge room counts with the last men too (``HUNTED_SHARE``:
+three or fewer in Copenhagen), as for a lone king: a ring that leaves the defenders the edge
+cannot encircle them, and the sixteen attackers had stood in four corner seals watching the king
+and his man. In the same 21 endings, against the defence of the AI without it (``--old
+5eaf0aa``), the attackers converted 9 instead of 1 (2 encircled, 2 kings taken, 2 left without a
+move, 3 by repetition), took 9 men instead of 2, and no king escaped. Counted in the defenders'
+searches as well, it cost them: the attackers of 5eaf0aa converted 3 against them instead of 1
+(``--old-attacks``), so their searches count it for a lone king only (``_Tafl.edge_room_men``),
+and this AI's defence of these endings is that of 5eaf0aa, move for move."""
 SMALL_BOARD = 7
 """The largest board that plays with ``FITTED_WEIGHTS``."""
 TAFL_TERMS = tuple(FITTED_WEIGHTS)
@@ -824,6 +825,10 @@ class _Tafl(_Kind):
         self.hunted_men = self.men_at_start // HUNTED_SHARE if encircling else 0
         """The defenders' men at most, when the attackers' moves next to one are threats (none
         where the king on the edge can be taken with men left)."""
+        self.edge_room_men = self.hunted_men if game.turn is Side.ATTACKERS else 0
+        """The defenders' men at most, when "edge room" counts: the last men in the attackers'
+        own searches, the lone king in the defenders' (who held fewer endings seeking the edge
+        with their men: ``ENCIRCLING_WEIGHTS``). A search's root decides, as its side to move."""
         self.may_be_hostile = tables.hostile_to(Side.DEFENDERS, 0) | tables.hostile_to(
             Side.DEFENDERS, g.full
         )
@@ -1000,7 +1005,7 @@ class _Tafl(_Kind):
             room.bit_count() if not ways_out else 0,
             ways_out,
             open_guards,
-            0 if men > self.hunted_men else (room & g.edge).bit_count(),
+            0 if men > self.edge_room_men else (room & g.edge).bit_count(),
             self._fort_wall(king, att, dfd, occupied) if self.forts else 0,
             (att & self.corner_neighbours).bit_count(),
             g.moves_count(dfd, g.full & ~occupied) if men < self.men_freedom_below else 0,

@@ -194,6 +194,15 @@ def test_the_edge_room_counts_the_edge_squares_of_the_king_s_region_in_the_endin
     assert terms_of(game)["edge room"] == edge_room
 
 
+def test_the_defenders_own_search_counts_the_edge_room_for_a_lone_king_only() -> None:
+    """A search's root side decides: the defenders seeking the edge with their last men held
+    fewer endings, so their own searches leave the term out while they have men."""
+    alone = position(11, "f6", "", "a3 b2 c1")
+    with_a_man = position(11, "f6", "e6", "a3 b2 c1")
+    assert terms_of(Game.from_position("copenhagen", alone, "defenders"))["edge room"] == 35
+    assert terms_of(Game.from_position("copenhagen", with_a_man, "defenders"))["edge room"] == 0
+
+
 @pytest.mark.parametrize(("variant", "size"), [("brandubh", 7), ("hnefatafl", 11)])
 def test_the_edge_room_counts_for_a_lone_king_only_where_the_attackers_cannot_encircle(
     variant: str, size: int
