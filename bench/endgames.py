@@ -47,13 +47,15 @@ with ``tafl replay``.
 
 ``python bench/endgames.py --compare BEFORE AFTER`` reads two such folders (two runs of the same
 positions, say before and after a change to the AI) and prints, for the games both played (the
-same position and seed), each run's results, the men each side lost, and every game whose result
-differs: what a change did, game by game, without playing anything.
+same position and seed), each run's results, the men each side lost, the attackers' points game
+by game with a sign test (how often chance alone would change as many games as one-sidedly), and
+every game whose result differs: what a change did, game by game, without playing anything.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import random
 import re
 import statistics
@@ -423,9 +425,25 @@ def read_records(folder: Path) -> dict[tuple[str, int], Played]:
     return played
 
 
+def attackers_points(result: str) -> float:
+    """A ``Played.result``'s points for the attackers: 1 won, 0.5 open or drawn, 0 lost."""
+    if result.startswith(str(Side.ATTACKERS)):
+        return 1.0
+    return 0.0 if result.startswith(str(Side.DEFENDERS)) else 0.5
+
+
+def sign_test(better: int, worse: int) -> float:
+    """The two-sided p-value of an exact sign test: how often chance alone, each changed game
+    going either way at even odds, splits them at least this unevenly."""
+    changed = better + worse
+    tail = sum(math.comb(changed, k) for k in range(min(better, worse) + 1))
+    return min(1.0, 2 * tail / (1 << changed))
+
+
 def compare(before: Path, after: Path) -> list[str]:
-    """The lines ``--compare`` prints: each run's results over the games both played, and the
-    games whose result differs."""
+    """The lines ``--compare`` prints: each run's results over the games both played, the
+    attackers' points game by game (is the difference more than chance?), and the games whose
+    result differs."""
     runs = {before: read_records(before), after: read_records(after)}
     both = sorted(runs[before].keys() & runs[after].keys())
     lines = [f"games both runs played: {len(both)}"]
@@ -447,6 +465,15 @@ def compare(before: Path, after: Path) -> list[str]:
             f"men lost: attackers {lost[0]}, defenders {lost[1]}"
         )
     old, new = runs[before], runs[after]
+    points = [(attackers_points(old[k].result), attackers_points(new[k].result)) for k in both]
+    better = sum(then > first for first, then in points)
+    worse = sum(then < first for first, then in points)
+    lines.append(
+        f"the attackers' points (won 1, open or drawn 0.5): "
+        f"{sum(p for p, _ in points):g} then {sum(p for _, p in points):g}; "
+        f"games better for them: {better}, worse: {worse} "
+        f"(sign test: p = {sign_test(better, worse):.2f})"
+    )
     for key in both:
         if old[key].result != new[key].result:
             lines.append(

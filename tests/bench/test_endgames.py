@@ -15,11 +15,13 @@ from bench.endgames import (
     Pace,
     Start,
     Verdict,
+    attackers_points,
     compare,
     play_out,
     read_positions,
     record_name,
     record_seed,
+    sign_test,
 )
 from engine import Game, Side, TaflGame
 from engine.ai import _Tafl
@@ -86,13 +88,28 @@ def test_two_runs_are_compared_game_by_game(tmp_path: Path) -> None:
         write_record(folder, record_name("brandubh", "taken next", 0), game, {})
     lone = Start("brandubh", LONE_KING, "").game()
     write_record(before, record_name("brandubh", "lone king", 0), lone, {})
-    (both, only, old, new, changed) = compare(before, after)
+    (both, only, old, new, points, changed) = compare(before, after)
     assert both == "games both runs played: 1" and only == f"  1 only in {before}"
     assert old == f"{before}: the attackers won 0 (open 1); men lost: attackers 0, defenders 1"
     assert new.startswith(f"{after}: the attackers won 1 (attackers: king_captured 1);")
+    assert points == (
+        "the attackers' points (won 1, open or drawn 0.5): 0.5 then 1; "
+        "games better for them: 1, worse: 0 (sign test: p = 1.00)"
+    )
     assert changed == (
         f"  {KING_TAKEN_NEXT} seed 0: open after 1 plies, then attackers: king_captured after 1"
     )
+
+
+def test_a_sign_test_tells_a_one_sided_change_from_chance() -> None:
+    """Ten games changed, all one way: chance does that (either way) 2 times in 1,024; nine one
+    way and one the other, 22 times; an even split, or no change, is what chance does."""
+    assert sign_test(10, 0) == sign_test(0, 10) == 2 / 1024
+    assert sign_test(9, 1) == 2 * (1 + 10) / 1024
+    assert sign_test(5, 5) == sign_test(0, 0) == 1.0
+    assert attackers_points("attackers: encircled") == 1.0
+    assert attackers_points("drawn: repetition") == attackers_points("open") == 0.5
+    assert attackers_points("defenders: king_escaped") == 0.0
 
 
 @pytest.mark.parametrize("side", [Side.DEFENDERS, Side.ATTACKERS])
