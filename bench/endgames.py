@@ -472,7 +472,7 @@ def compare(before: Path, after: Path) -> list[str]:
         f"the attackers' points (won 1, open or drawn 0.5): "
         f"{sum(p for p, _ in points):g} then {sum(p for _, p in points):g}; "
         f"games better for them: {better}, worse: {worse} "
-        f"(sign test: p = {sign_test(better, worse):.2f})"
+        f"(sign test: p = {sign_test(better, worse):.2g})"
     )
     for key in both:
         if old[key].result != new[key].result:

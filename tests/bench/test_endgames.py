@@ -94,7 +94,7 @@ def test_two_runs_are_compared_game_by_game(tmp_path: Path) -> None:
     assert new.startswith(f"{after}: the attackers won 1 (attackers: king_captured 1);")
     assert points == (
         "the attackers' points (won 1, open or drawn 0.5): 0.5 then 1; "
-        "games better for them: 1, worse: 0 (sign test: p = 1.00)"
+        "games better for them: 1, worse: 0 (sign test: p = 1)"
     )
     assert changed == (
         f"  {KING_TAKEN_NEXT} seed 0: open after 1 plies, then attackers: king_captured after 1"
